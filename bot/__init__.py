@@ -1,0 +1,1 @@
+"""Process-level pieces: configuration, wiring, HTTP server, command line, scheduler."""

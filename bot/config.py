@@ -1,0 +1,130 @@
+"""Configuration read from the environment and `.env`, as listed in the reference interface.
+
+Every variable is optional at parse time because each command needs a different subset
+(`serve` needs Slack and room-service credentials, `digest` needs the dossier token).
+`require()` turns a missing one into a `ConfigError` whose message is one line naming it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """A configuration problem an operator fixes by setting one variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
+
+    meet_api_url: AnyHttpUrl | None = None
+    meet_client_id: str | None = None
+    meet_client_secret: SecretStr | None = None
+    # Where room links point when the service omits `url` (its APPLICATION_BASE_URL unset).
+    meet_room_base_url: AnyHttpUrl | None = None
+
+    ds_api_url: AnyHttpUrl = AnyHttpUrl("https://demarche.numerique.gouv.fr/api/v2/graphql")
+    ds_api_token: SecretStr | None = None
+    digest_channel: str | None = None
+    digest_demarches: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    digest_time: dt.time = dt.time(9, 0)
+    digest_timezone: str = "Europe/Paris"
+
+    albert_api_url: AnyHttpUrl = AnyHttpUrl("https://albert.api.etalab.gouv.fr")
+    albert_api_key: SecretStr | None = None
+    albert_model: str = "albert-small"
+
+    redis_url: SecretStr | None = None  # may embed a password
+    data_dir: Path = Path("var")
+    default_language: Literal["fr", "en"] = "fr"
+    token_encryption_key: SecretStr | None = None
+
+    host: str = "0.0.0.0"
+    port: int = Field(default=3000, ge=1, le=65535)
+    log_level: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
+
+    @field_validator("digest_demarches", mode="before")
+    @classmethod
+    def _split_numbers(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("digest_time", mode="before")
+    @classmethod
+    def _hh_mm(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                return dt.datetime.strptime(value.strip(), "%H:%M").time()
+            except ValueError:
+                raise ValueError(f"expected HH:MM, got {value!r}") from None
+        return value
+
+    @field_validator("digest_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown IANA time zone {value!r}") from None
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.slack_app_token is not None
+
+    def require(self, *names: str) -> None:
+        """Stop with the first of `names` that is unset, in the order given."""
+        for name in names:
+            value = getattr(self, name)
+            if value is None or (isinstance(value, SecretStr) and not value.get_secret_value()):
+                raise ConfigError(f"{name.upper()} is not set: {_PURPOSE[name]}")
+
+    def require_for_serve(self) -> None:
+        self.require("slack_bot_token")
+        if not self.socket_mode:
+            self.require("slack_signing_secret")
+        self.require("meet_api_url", "meet_client_id", "meet_client_secret")
+
+
+_PURPOSE = {
+    "slack_bot_token": "the Slack bot token (xoxb-…) is needed to serve",
+    "slack_signing_secret": "the Slack signing secret is needed in HTTP mode",
+    "meet_api_url": "the room service URL (…/external-api/v1.0) is needed for /room",
+    "meet_client_id": "the room service application id is needed for /room",
+    "meet_client_secret": "the room service application secret is needed for /room",
+    "ds_api_token": "the dossier service token is needed for the digest",
+}
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Parse the environment, turning a validation failure into one line per bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = str(first["loc"][0]).upper() if first["loc"] else "configuration"
+        raise ConfigError(f"{name} is malformed: {first['msg']}") from None

@@ -1,0 +1,81 @@
+"""The HTTP face of the bot (Slack requests, health, metrics) and its orderly stop.
+
+`serve()` runs uvicorn with Bolt's Starlette adapter, or connects over Socket Mode when an app
+token is set (the HTTP server then only answers /healthz and /metrics). On SIGTERM or SIGINT it
+stops taking requests, lets running listeners finish, closes the clients and exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import redis.asyncio as aioredis
+import uvicorn
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.config import Settings
+from bot.wiring import Runtime, running
+
+log = logging.getLogger(__name__)
+
+DRAIN_SECONDS = 6.0
+HEALTH_TIMEOUT = 1.0
+
+
+def create_web_app(runtime: Runtime, *, slack_events: bool = True) -> Starlette:
+    slack = AsyncSlackRequestHandler(runtime.app)
+
+    async def events(request: Request) -> Response:
+        return await slack.handle(request)
+
+    async def healthz(request: Request) -> Response:
+        if await redis_reachable(runtime.redis):
+            return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
+
+    async def metrics(request: Request) -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    routes = [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
+    if slack_events:
+        routes.append(Route("/slack/events", events, methods=["POST"]))
+    return Starlette(routes=routes)
+
+
+async def redis_reachable(redis: aioredis.Redis) -> bool:
+    try:
+        return bool(await asyncio.wait_for(redis.ping(), HEALTH_TIMEOUT))
+    except Exception:  # any failure to answer means unhealthy; the reason is Redis's, not ours
+        return False
+
+
+async def serve(settings: Settings) -> None:
+    # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
+    # place that re-raise is harmless, so we still drain, close and exit 0.
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, lambda signum, frame: None)
+    async with running(settings) as runtime:
+        web = create_web_app(runtime, slack_events=not settings.socket_mode)
+        server = uvicorn.Server(
+            uvicorn.Config(web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3)
+        )
+        socket_mode = None
+        if settings.slack_app_token is not None:
+            socket_mode = AsyncSocketModeHandler(runtime.app, settings.slack_app_token.get_secret_value())
+            await socket_mode.connect_async()
+            log.info("connected to Slack in Socket Mode")
+        try:
+            await server.serve()
+        finally:
+            if socket_mode is not None:
+                await socket_mode.close_async()
+            await runtime.tasks.drain(DRAIN_SECONDS)
+    log.info("stopped")

@@ -1,0 +1,83 @@
+"""Builds the Slack app and the clients it talks through, and closes them in order."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.listener_tasks import ListenerTasks
+from bot.redis_server import open_redis
+from clients.json_cache import JsonCache
+from clients.rooms import RoomService
+from clients.token_cache import TokenCache
+from clients.user_rooms import UserRooms
+from handlers.listeners import register_listeners
+from handlers.profiles import PROFILE_TTL
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    app: AsyncApp
+    redis: aioredis.Redis
+    tasks: ListenerTasks
+
+
+def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> Runtime:
+    assert settings.slack_bot_token and settings.meet_api_url
+    client = AsyncWebClient(
+        token=settings.slack_bot_token.get_secret_value(),
+        base_url=str(settings.slack_api_url),
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+        ],
+    )
+    app = AsyncApp(
+        client=client,
+        signing_secret=settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None,
+        request_verification_enabled=not settings.socket_mode,
+    )
+    tasks = ListenerTasks()
+    app.listener_runner.listener_start_handler = tasks
+    services = Services(
+        rooms=UserRooms(rooms, TokenCache(redis)),
+        profiles=JsonCache(redis, "profile", PROFILE_TTL),
+        default_language=settings.default_language,
+        room_site=str(settings.meet_room_base_url or _origin(str(settings.meet_api_url))),
+    )
+    register_listeners(app, services)
+    return Runtime(app=app, redis=redis, tasks=tasks)
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Runtime]:
+    """Redis (embedded when no URL is set), the room service client and the app, closed on exit."""
+    settings.require_for_serve()
+    assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    async with open_redis(redis_url, settings.data_dir) as redis:
+        rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+        try:
+            yield build_app(settings, redis, rooms)
+        finally:
+            await rooms.aclose()
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

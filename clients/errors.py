@@ -1,0 +1,70 @@
+"""One readable sentence from an error body, whatever shape the service chose.
+
+Services here answer errors as `{"detail": str}`, `{"detail": <any JSON>}`, `{"error": str}`,
+field errors `{"field": [str | {msg, loc, …}]}`, FastAPI's 422 list of `{loc, msg, type}`,
+the published `{status_code, detail, headers}` model, or a proxy's HTML page.
+"""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+_MAX = 300
+
+
+def describe_error(response: httpx.Response) -> str:
+    """The service's own words when it gave any, else the status in words; never raw HTML."""
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return status_text(response.status_code)
+    text = _describe(body)
+    return _clip(text) if text else status_text(response.status_code)
+
+
+def status_text(status: int) -> str:
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "HTTP error"
+    return f"{status} {phrase}"
+
+
+def _describe(body: Any) -> str:
+    if isinstance(body, str):
+        return body
+    if isinstance(body, list):
+        return "; ".join(filter(None, (_describe(item) for item in body)))
+    if not isinstance(body, dict):
+        return json.dumps(body, ensure_ascii=False) if body is not None else ""
+    if "msg" in body:  # one pydantic/FastAPI validation item
+        loc = ".".join(str(part) for part in body.get("loc", []) if part != "body")
+        return f"{loc}: {body['msg']}" if loc else str(body["msg"])
+    for key in ("detail", "error", "message"):
+        if key in body:
+            value = body[key]
+            return value if isinstance(value, str) else _describe(value) or json.dumps(value, ensure_ascii=False)
+    parts = []
+    for field, value in body.items():
+        text = _describe(value)
+        parts.append(text if field == "non_field_errors" else f"{field}: {text}")
+    return "; ".join(parts)
+
+
+def field_errors(response: httpx.Response) -> dict[str, str]:
+    """`{"field": [...]}` bodies as one message per field; empty for any other shape."""
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(body, dict) or {"detail", "error"} & body.keys():
+        return {}
+    return {str(field): _clip(_describe(value)) for field, value in body.items()}
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX else text[: _MAX - 1] + "…"

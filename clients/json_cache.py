@@ -1,0 +1,24 @@
+"""A small JSON-valued Redis cache with a fixed lifetime, for data that is cheap to re-read."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from clients.keys import key
+
+
+class JsonCache:
+    def __init__(self, redis: aioredis.Redis, namespace: str, ttl: float) -> None:
+        self._redis = redis
+        self._namespace = namespace
+        self._ttl = int(ttl)
+
+    async def get(self, *name: str) -> Any | None:
+        raw = await self._redis.get(key(self._namespace, *name))
+        return None if raw is None else json.loads(raw)
+
+    async def put(self, value: Any, *name: str) -> None:
+        await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)

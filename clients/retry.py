@@ -1,0 +1,144 @@
+"""The one retry policy every outside-service client sends its requests through.
+
+Rules (from the services' real behaviour, see the reference notes):
+- 429: wait `Retry-After` (seconds or HTTP date), else the `x-ratelimit-reset-*` durations,
+  else exponential backoff with full jitter; a request rejected with 429 was not processed,
+  so it is retried even when it is not idempotent;
+- 503: `Retry-After` when present, else backoff; 500/502/504 and read errors: backoff —
+  only for idempotent requests, since the server may have acted already;
+- connection errors (the request never reached the server): backoff, always;
+- anything else, including every other 4xx: returned to the caller at once.
+Each call is bounded by a number of attempts and a total time budget; the clock, the sleep and
+the randomness are injectable so tests run instantly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from clients.telemetry import UPSTREAM_CALLS, UPSTREAM_SECONDS
+
+RETRY_ALWAYS = frozenset({429})
+RETRY_IF_IDEMPOTENT = frozenset({500, 502, 503, 504})
+# Errors raised before a single byte of the request could have been processed.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 3
+    budget: float = 10.0
+    base_delay: float = 0.25
+    max_delay: float = 8.0
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], float] = time.time
+    jitter: Callable[[], float] = field(default=random.random)
+    give_up: Callable[[httpx.Response], bool] = field(default=lambda response: False)
+
+    async def send(
+        self,
+        service: str,
+        attempt: Callable[[], Awaitable[httpx.Response]],
+        *,
+        idempotent: bool,
+    ) -> httpx.Response:
+        """Run `attempt` until it gives a final answer; transport errors re-raise when retries run out."""
+        deadline = self.clock() + self.budget
+        for number in range(1, self.attempts + 1):
+            started = self.clock()
+            try:
+                response = await attempt()
+            except httpx.TransportError as error:
+                _record(service, _error_label(error), self.clock() - started)
+                retriable = isinstance(error, NOT_SENT) or idempotent
+                delay = self.backoff(number)
+                if not retriable or number == self.attempts or self.clock() + delay > deadline:
+                    raise
+            else:
+                _record(service, str(response.status_code), self.clock() - started)
+                if not self._retriable(response, idempotent):
+                    return response
+                delay = self.delay_for(response, number)
+                if number == self.attempts or self.clock() + delay > deadline:
+                    return response
+                await response.aclose()
+            await self.sleep(delay)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _retriable(self, response: httpx.Response, idempotent: bool) -> bool:
+        status = response.status_code
+        if status in RETRY_ALWAYS:
+            return not self.give_up(response)
+        return status in RETRY_IF_IDEMPOTENT and idempotent
+
+    def delay_for(self, response: httpx.Response, attempt: int) -> float:
+        """What the server asked for when it said, else backoff."""
+        asked = retry_after(response, self.wall_clock())
+        if asked is None and response.status_code == 429:
+            asked = ratelimit_reset(response)
+        return asked if asked is not None else self.backoff(attempt)
+
+    def backoff(self, attempt: int) -> float:
+        """Exponential backoff with full jitter (AWS architecture blog's 'full jitter')."""
+        return self.jitter() * min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+
+
+def retry_after(response: httpx.Response, now: float) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def ratelimit_reset(response: httpx.Response) -> float | None:
+    """The longest of the `x-ratelimit-reset-*` durations (`"45s"`, `"1m30s"`, `"1h2m3s"`)."""
+    waits = [
+        seconds
+        for name, value in response.headers.items()
+        if name.lower().startswith("x-ratelimit-reset") and (seconds := parse_duration(value)) is not None
+    ]
+    return max(waits) if waits else None
+
+
+def parse_duration(text: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    match = _DURATION.match(text)
+    if not match or not any(match.groups()):
+        return None
+    hours, minutes, seconds, millis = (float(part) if part else 0.0 for part in match.groups())
+    return hours * 3600 + minutes * 60 + seconds + millis / 1000
+
+
+def _error_label(error: httpx.TransportError) -> str:
+    if isinstance(error, httpx.TimeoutException):
+        return "timeout"
+    return "connect_error" if isinstance(error, httpx.ConnectError) else "transport_error"
+
+
+def _record(service: str, status: str, seconds: float) -> None:
+    UPSTREAM_CALLS.labels(service=service, status=status).inc()
+    UPSTREAM_SECONDS.labels(service=service).observe(max(seconds, 0.0))

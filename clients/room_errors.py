@@ -1,0 +1,81 @@
+"""One exception per way the room service can refuse, decided by HTTP status first.
+
+`detail` keeps the service's own words for the log; what a person reads is chosen by the
+exception's type, never by this text.
+"""
+
+from __future__ import annotations
+
+
+class RoomServiceError(Exception):
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+# Token endpoint: problems of the person's account.
+class AccountNotFound(RoomServiceError):
+    """404: the person never signed in to the room service (no account yet)."""
+
+
+class EmailRejected(RoomServiceError):
+    """400: the service does not accept this address as an e-mail."""
+
+
+class EmailDomainNotAllowed(RoomServiceError):
+    """403: the application may not act for addresses of this domain."""
+
+
+# Problems only an operator can fix.
+class Misconfigured(RoomServiceError):
+    """The bot's own set-up is wrong: credentials, URL, or the service's external API is off."""
+
+
+class AppCredentialsRejected(Misconfigured):
+    """401 on the token endpoint: unknown client id, wrong secret, or inactive application."""
+
+
+# Room endpoints.
+class TokenRejected(RoomServiceError):
+    """401 on a room call: the delegated token expired or is no longer accepted."""
+
+
+class ScopeMissing(RoomServiceError):
+    """403 'Insufficient permissions': the application lacks a scope."""
+
+    def __init__(self, detail: str, scope: str | None) -> None:
+        super().__init__(detail)
+        self.scope = scope
+
+
+class NotYourRoom(RoomServiceError):
+    """403 on a room that exists but belongs to someone else."""
+
+
+class RoomNotFound(RoomServiceError):
+    """404 on a room id, or no room of this person has that link."""
+
+
+class PageNotFound(RoomServiceError):
+    """404 'Invalid page.' on a page past the last one."""
+
+
+class RoomRejected(RoomServiceError):
+    """400 on creation: a field the service refused."""
+
+    def __init__(self, detail: str, fields: dict[str, str]) -> None:
+        super().__init__(detail)
+        self.fields = fields
+
+
+class PublicRoomsDisabled(RoomRejected):
+    """400 on `access_level`: this deployment refuses public rooms through the external API."""
+
+
+# Transient.
+class ServiceUnavailable(RoomServiceError):
+    """5xx, connection refused, or a body we cannot read: try again later."""
+
+
+class ServiceTimeout(ServiceUnavailable):
+    """No answer in time."""

@@ -1,0 +1,64 @@
+"""Bodies of the room service (La Suite Meet external API), parsed tolerantly.
+
+The real server differs from its published description: `scope` may be absent from the token
+reply, `url` and `telephony` are optional, `pin_code` may be null and has 10 digits, not 6.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+#: The server ignores `page_size` and always pages by this many rooms.
+SERVICE_PAGE_SIZE = 20
+
+
+class AccessLevel(StrEnum):
+    PUBLIC = "public"
+    TRUSTED = "trusted"
+    RESTRICTED = "restricted"
+
+
+class _Tolerant(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TokenGrant(_Tolerant):
+    access_token: SecretStr
+    token_type: str = "Bearer"
+    expires_in: int = Field(default=3600, gt=0)
+    scope: str | None = None
+
+
+class Telephony(_Tolerant):
+    enabled: bool = False
+    phone_number: str | None = None
+    pin_code: str | None = None
+    default_country: str | None = None
+
+    @property
+    def dial_in(self) -> bool:
+        return self.enabled and bool(self.phone_number)
+
+
+class Room(_Tolerant):
+    id: str
+    slug: str
+    name: str | None = None
+    access_level: str = AccessLevel.TRUSTED
+    configuration: dict[str, Any] = Field(default_factory=dict)
+    url: str | None = None
+    telephony: Telephony | None = None
+
+
+class RoomPage(_Tolerant):
+    count: int
+    next: str | None = None
+    previous: str | None = None
+    results: list[Room]
+
+    def page_size(self) -> int:
+        """The size the server really used: only a page with a successor shows it."""
+        return len(self.results) if self.next and self.results else SERVICE_PAGE_SIZE

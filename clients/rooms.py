@@ -1,0 +1,174 @@
+"""HTTP client of the room service's external API.
+
+Every path keeps its trailing slash and redirects are never followed: without the slash the
+server answers 301, and a client that follows it turns `POST /rooms` into `GET /rooms/`,
+silently listing instead of creating.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from clients import room_errors as errors
+from clients.errors import describe_error, field_errors
+from clients.retry import RetryPolicy
+from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
+
+log = logging.getLogger(__name__)
+
+SERVICE = "rooms"
+_SCOPE = re.compile(r"Required scope:\s*'?([\w:.-]+)'?")
+
+
+class RoomService:
+    def __init__(
+        self,
+        base_url: str,
+        client_id: str,
+        client_secret: SecretStr,
+        *,
+        policy: RetryPolicy | None = None,
+        timeout: float = 8.0,
+    ) -> None:
+        self._base = base_url.rstrip("/")
+        self._client_id = client_id
+        self._client_secret = client_secret
+        self._policy = policy or RetryPolicy()
+        self._http = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=httpx.Timeout(timeout, connect=3.0),
+            headers={"Accept": "application/json", "User-Agent": "roombot"},
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def issue_token(self, email: str) -> TokenGrant:
+        """A delegated token acting as `email`; the 409 provisioning race is retried once."""
+        body = {
+            "client_id": self._client_id,
+            "client_secret": self._client_secret.get_secret_value(),
+            "grant_type": "client_credentials",
+            "scope": email,
+        }
+        for _ in range(2):
+            response = await self._send("POST", "/application/token/", json=body, idempotent=True)
+            if response.status_code != 409:
+                break
+        if response.status_code == 200:
+            return _parse(TokenGrant, response)
+        raise _token_error(response)
+
+    async def list_rooms(self, token: SecretStr, page: int = 1) -> RoomPage:
+        params = {"page": page} if page > 1 else None
+        response = await self._send("GET", "/rooms/", token=token, params=params, idempotent=True)
+        if response.status_code == 404:
+            raise errors.PageNotFound(describe_error(response))
+        return _parse(RoomPage, _checked(response))
+
+    async def get_room(self, token: SecretStr, room_id: str) -> Room:
+        response = await self._send("GET", f"/rooms/{room_id}/", token=token, idempotent=True)
+        return _parse(Room, _checked(response))
+
+    async def create_room(
+        self,
+        token: SecretStr,
+        access_level: AccessLevel | None = None,
+        configuration: dict[str, Any] | None = None,
+    ) -> Room:
+        body: dict[str, Any] = {}
+        if access_level is not None:
+            body["access_level"] = access_level.value
+        if configuration is not None:
+            body["configuration"] = configuration
+        # A retried POST may create a second room: only retried when it never left this machine.
+        response = await self._send("POST", "/rooms/", token=token, json=body, idempotent=False)
+        if response.status_code == 400:
+            fields = field_errors(response)
+            kind = errors.PublicRoomsDisabled if access_level is AccessLevel.PUBLIC and "access_level" in fields else errors.RoomRejected
+            raise kind(describe_error(response), fields)
+        return _parse(Room, _checked(response, expected=201))
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: SecretStr | None = None,
+        idempotent: bool,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else None
+        url = self._base + path
+
+        async def attempt() -> httpx.Response:
+            response = await self._http.request(method, url, headers=headers, **kwargs)
+            await response.aread()
+            return response
+
+        try:
+            response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)
+        except httpx.TimeoutException as error:
+            raise errors.ServiceTimeout(f"{method} {path}: {type(error).__name__}") from None
+        except httpx.TransportError as error:
+            raise errors.ServiceUnavailable(f"{method} {path}: {type(error).__name__}") from None
+        if response.is_redirect:
+            raise errors.Misconfigured(
+                f"{method} {path} answered {response.status_code} to {response.headers.get('location')!r}; "
+                "check MEET_API_URL (it should end in /external-api/v1.0)"
+            )
+        if response.status_code >= 500:
+            raise errors.ServiceUnavailable(f"{method} {path}: {describe_error(response)}")
+        return response
+
+
+def _checked(response: httpx.Response, expected: int = 200) -> httpx.Response:
+    """Map a room endpoint's refusal to its exception; the statuses decide, not the texts."""
+    status = response.status_code
+    if status == expected:
+        return response
+    detail = describe_error(response)
+    if status == 401:
+        raise errors.TokenRejected(detail)
+    if status == 403:
+        if "permission" in detail.lower() and "insufficient" in detail.lower():
+            match = _SCOPE.search(detail)
+            raise errors.ScopeMissing(detail, match.group(1) if match else None)
+        raise errors.NotYourRoom(detail)
+    if status == 404:
+        raise errors.RoomNotFound(detail)
+    raise errors.Misconfigured(f"unexpected {status}: {detail}")
+
+
+def _token_error(response: httpx.Response) -> errors.RoomServiceError:
+    status = response.status_code
+    detail = describe_error(response)
+    if status == 401:
+        return errors.AppCredentialsRejected(detail)
+    if status == 403:
+        return errors.EmailDomainNotAllowed(detail)
+    if status == 404 and "user" in detail.lower():
+        return errors.AccountNotFound(detail)
+    if status == 404:  # "Not found." or an HTML page: the external API or the application is off
+        return errors.Misconfigured(f"token endpoint answered {detail}; is the external API enabled?")
+    if status == 400 and "scope" in response.text and "valid email" in response.text.lower():
+        return errors.EmailRejected(detail)
+    if status == 409:
+        return errors.ServiceUnavailable(detail)
+    return errors.Misconfigured(f"token endpoint answered {detail}")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parse(model: type[M], response: httpx.Response) -> M:
+    try:
+        return model.model_validate_json(response.content)
+    except ValidationError as error:
+        log.warning("room service sent an unreadable %s: %s", model.__name__, error.errors(include_input=False)[:3])
+        raise errors.ServiceUnavailable(f"unreadable {model.__name__} from the room service") from None

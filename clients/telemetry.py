@@ -1,0 +1,15 @@
+"""Prometheus series about the services we call, recorded once per HTTP attempt."""
+
+from prometheus_client import Counter, Histogram
+
+UPSTREAM_CALLS = Counter(
+    "roombot_upstream_requests_total",
+    "HTTP attempts to outside services, by service and status (or transport error).",
+    ["service", "status"],
+)
+UPSTREAM_SECONDS = Histogram(
+    "roombot_upstream_request_seconds",
+    "Duration of HTTP attempts to outside services.",
+    ["service"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16),
+)

@@ -1,0 +1,90 @@
+"""Each person's delegated room-service token, shared through Redis by every bot process.
+
+The service has no refresh token: a token is reused until `expires_in` minus a margin, then a
+new one is issued. Issuing is single-flight across processes: the first caller takes a Redis
+lock and fetches; the others wait on the lock and find the cached result. The lock expires on
+its own, so a crashed holder blocks nobody longer than `lock_timeout`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import redis.asyncio as aioredis
+from pydantic import SecretStr
+
+from clients.keys import email_digest, key
+from clients.room_models import TokenGrant
+
+log = logging.getLogger(__name__)
+
+# Deletes the key only while it still holds the token that was refused, so a fresh token
+# stored meanwhile by another process survives.
+_DROP_IF_SAME = """
+local raw = redis.call('GET', KEYS[1])
+if raw and cjson.decode(raw)['token'] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class TokenCache:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        margin: float = 60.0,
+        lock_timeout: float = 10.0,
+        poll: float = 0.025,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._redis = redis
+        self._margin = margin
+        self._lock_timeout = lock_timeout
+        self._poll = poll
+        self._clock = clock
+        self._drop = redis.register_script(_DROP_IF_SAME)
+
+    async def get(self, email: str) -> SecretStr | None:
+        raw = await self._redis.get(_token_key(email))
+        if raw is None:
+            return None
+        entry = json.loads(raw)
+        if entry["expires_at"] - self._margin <= self._clock():
+            return None
+        return SecretStr(entry["token"])
+
+    async def get_or_fetch(self, email: str, fetch: Callable[[], Awaitable[TokenGrant]]) -> SecretStr:
+        cached = await self.get(email)
+        if cached is not None:
+            return cached
+        lock = self._redis.lock(
+            key("lock", "token", email_digest(email)),
+            timeout=self._lock_timeout,
+            sleep=self._poll,
+            blocking_timeout=self._lock_timeout + 1,
+        )
+        async with lock:
+            cached = await self.get(email)  # another process may have fetched it while we waited
+            if cached is not None:
+                return cached
+            grant = await fetch()
+            await self._store(email, grant)
+            return grant.access_token
+
+    async def drop(self, email: str, token: SecretStr) -> None:
+        await self._drop(keys=[_token_key(email)], args=[token.get_secret_value()])
+
+    async def _store(self, email: str, grant: TokenGrant) -> None:
+        lifetime = grant.expires_in - self._margin
+        if lifetime <= 0:
+            log.warning("room service issued a token valid for %ss only; not caching it", grant.expires_in)
+            return
+        entry = {"token": grant.access_token.get_secret_value(), "expires_at": self._clock() + grant.expires_in}
+        await self._redis.set(_token_key(email), json.dumps(entry), ex=int(lifetime))
+
+
+def _token_key(email: str) -> str:
+    return key("token", email_digest(email))

@@ -1,0 +1,81 @@
+"""Turns every failure a person can meet into a short message and a metrics outcome.
+
+People read what happened and what to do; the details an operator needs (the service's own
+words, the stack) go to the log under a short reference the person can quote.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+
+import redis.exceptions
+from prometheus_client import Counter
+
+from clients import room_errors as errors
+from handlers.i18n import Mrkdwn, text
+from handlers.profiles import ProfileProblem
+
+log = logging.getLogger(__name__)
+
+COMMANDS = Counter(
+    "roombot_commands_total",
+    "Slack commands and actions handled, by name and outcome.",
+    ["command", "outcome"],
+)
+
+
+@dataclass(frozen=True)
+class Explained:
+    outcome: str  # user_error | config_error | upstream_error | internal_error
+    message: str
+
+
+def explain(error: BaseException, lang: str, *, email: str | None, ref: str | None, site: str, page: int = 1) -> Explained:
+    """The message for `error`; `ref` is what the person typed to name a room."""
+
+    def say(outcome: str, key: str, **params: object) -> Explained:
+        return Explained(outcome, text(lang, key, **params))
+
+    match error:
+        case ProfileProblem(key=key):
+            return say("upstream_error" if key == "error.profile_unavailable" else "user_error", key)
+        case errors.AccountNotFound():
+            return say("user_error", "error.account_not_found", email=email, service=Mrkdwn(f"<{site}|{site}>"))
+        case errors.EmailRejected():
+            return say("user_error", "error.email_rejected", email=email)
+        case errors.EmailDomainNotAllowed():
+            return say("user_error", "error.domain_not_allowed", domain=(email or "").rpartition("@")[2])
+        case errors.ScopeMissing(scope=scope):
+            log.error("room service application lacks a scope: %s", error.detail)
+            return say("config_error", "error.scope_missing", scope=scope or "rooms:*")
+        case errors.Misconfigured():
+            reference = _reference()
+            log.error("room service misconfiguration [ref %s]: %s", reference, error)
+            return say("config_error", "error.misconfigured", ref=reference)
+        case errors.PublicRoomsDisabled():
+            return say("user_error", "error.public_disabled")
+        case errors.RoomRejected():
+            return say("user_error", "error.room_rejected", reason=error.detail)
+        case errors.NotYourRoom():
+            return say("user_error", "error.not_your_room")
+        case errors.PageNotFound():
+            return say("user_error", "error.page_not_found", page=page)
+        case errors.RoomNotFound():
+            return say("user_error", "error.room_not_found", ref=ref or "")
+        case errors.TokenRejected():
+            log.warning("room service refused a fresh delegated token: %s", error.detail)
+            return say("upstream_error", "error.token_rejected")
+        case errors.ServiceTimeout() | redis.exceptions.LockError():
+            return say("upstream_error", "error.timeout")
+        case errors.ServiceUnavailable():
+            log.warning("room service unavailable: %s", error.detail)
+            return say("upstream_error", "error.unavailable")
+    reference = _reference()
+    log.exception("unexpected failure [ref %s]", reference, exc_info=error)
+    return say("internal_error", "error.internal", ref=reference)
+
+
+def _reference() -> str:
+    return secrets.token_hex(4)

@@ -1,0 +1,42 @@
+"""Texts people read, from the gettext catalogs in `locales/`, in French or English.
+
+Catalog ids are stable keys (`room.ready`), so code never carries the words. Values that came
+from a person or a service are escaped for Slack (`&`, `<`, `>`) when they are put in a text;
+pre-built mrkdwn is passed as `Mrkdwn` to stay as it is.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from babel.messages.pofile import read_po
+
+LANGUAGES = ("fr", "en")
+_LOCALES = Path(__file__).parent / "locales"
+
+
+class Mrkdwn(str):
+    """Text already safe for Slack mrkdwn."""
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@cache
+def catalog(language: str) -> dict[str, str]:
+    with open(_LOCALES / language / "LC_MESSAGES" / "messages.po", "rb") as po:
+        return {str(message.id): str(message.string) for message in read_po(po) if message.id and message.string}
+
+
+def text(language: str, key: str, **params: object) -> str:
+    template = catalog(language if language in LANGUAGES else "fr").get(key) or catalog("en")[key]
+    safe = {name: value if isinstance(value, Mrkdwn) else escape(str(value)) for name, value in params.items()}
+    return template.format(**safe)
+
+
+def language_for(locale: str | None, default: str) -> str:
+    """Slack locales look like `fr-FR`, `en-GB`; anything else gets the configured default."""
+    prefix = (locale or "").split("-")[0].lower()
+    return prefix if prefix in LANGUAGES else default

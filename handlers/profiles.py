@@ -1,0 +1,67 @@
+"""The requesting person's e-mail and language, from their Slack profile only.
+
+The e-mail decides whose rooms the bot acts on, so it never comes from typed text. Profiles are
+cached in Redis for a bounded time: `users.info` is rate limited (tier 4) and every command needs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.json_cache import JsonCache
+from handlers.i18n import language_for
+
+PROFILE_TTL = 600
+
+
+@dataclass(frozen=True)
+class Profile:
+    email: str | None
+    email_confirmed: bool
+    is_bot: bool
+    locale: str | None
+
+
+class ProfileProblem(Exception):
+    """The profile cannot be used to act on the room service; `key` names the message to show."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str) -> Profile:
+    cached = await cache.get(team_id, user_id)
+    if cached is not None:
+        return Profile(**cached)
+    try:
+        response = await client.users_info(user=user_id, include_locale=True)
+    except SlackApiError as error:
+        raise ProfileProblem("error.profile_unavailable") from error
+    user = response["user"]
+    profile = Profile(
+        email=user.get("profile", {}).get("email") or None,
+        # `is_email_confirmed` is absent from some workspaces' answers: only an explicit False refuses.
+        email_confirmed=user.get("is_email_confirmed", True) is not False,
+        is_bot=bool(user.get("is_bot") or user.get("is_app_user")),
+        locale=user.get("locale"),
+    )
+    await cache.put(asdict(profile), team_id, user_id)
+    return profile
+
+
+def usable_email(profile: Profile) -> str:
+    if profile.is_bot:
+        raise ProfileProblem("error.bot_user")
+    if not profile.email:
+        raise ProfileProblem("error.no_email")
+    if not profile.email_confirmed:
+        raise ProfileProblem("error.email_unconfirmed")
+    return profile.email
+
+
+def language_of(profile: Profile | None, default: str) -> str:
+    return language_for(profile.locale if profile else None, default)

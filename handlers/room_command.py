@@ -1,0 +1,123 @@
+"""`/room new|list|show|help`: ack at once, then act for the person and answer privately."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.room_models import AccessLevel
+from handlers.i18n import text
+from handlers.on_behalf import reply_for
+from handlers.room_messages import Message, help_message, room_list_message, room_message
+from handlers.services import Services
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
+
+
+@dataclass(frozen=True)
+class New:
+    level: AccessLevel | None
+
+
+@dataclass(frozen=True)
+class List:
+    page: int
+
+
+@dataclass(frozen=True)
+class Show:
+    ref: str
+    room_id: str | None = None
+    slug: str | None = None
+
+
+@dataclass(frozen=True)
+class Help:
+    problem: str | None = None  # catalog key explaining what was wrong with the text
+    params: dict[str, str] = field(default_factory=dict)
+
+
+Request = New | List | Show | Help
+
+
+def parse(command_text: str) -> Request:
+    words = command_text.split()
+    verb = words[0].lower() if words else "help"
+    args = words[1:]
+    if verb == "new" and len(args) <= 1:
+        if not args:
+            return New(None)
+        try:
+            return New(AccessLevel(args[0].lower()))
+        except ValueError:
+            return Help("usage.bad_level", {"level": args[0]})
+    if verb == "list" and len(args) <= 1:
+        if not args:
+            return List(1)
+        if args[0].isdecimal() and int(args[0]) >= 1:
+            return List(int(args[0]))
+        return Help("usage.bad_page", {"page": args[0]})
+    if verb == "show":
+        if len(args) != 1:
+            return Help("usage.show_needs_ref")
+        return parse_room_ref(args[0])
+    if verb == "help" and not args:
+        return Help()
+    return Help("usage.unknown", {"words": command_text.strip()})
+
+
+def parse_room_ref(raw: str) -> Show | Help:
+    """A room id, a room link (as typed, or as Slack wraps it: `<url>` / `<url|label>`), or a slug."""
+    ref = raw.strip().strip("<>").split("|")[0]
+    candidate = ref
+    if ref.lower().startswith(("http://", "https://")):
+        candidate = urlsplit(ref).path.rstrip("/").rpartition("/")[2]
+    if _UUID.match(candidate):
+        return Show(ref, room_id=candidate.lower())
+    if _SLUG.match(candidate):
+        return Show(ref, slug=candidate)
+    return Help("usage.bad_ref", {"ref": ref})
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def room_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+        await ack()
+        request = parse(command.get("text", ""))
+        await reply_for(
+            services,
+            client,
+            respond,
+            team_id=command["team_id"],
+            user_id=command["user_id"],
+            name=type(request).__name__.lower(),
+            work=lambda email, lang: _answer(services, request, email, lang),
+            ref=request.ref if isinstance(request, Show) else None,
+            page=request.page if isinstance(request, List) else 1,
+            needs_email=not isinstance(request, Help),
+        )
+
+    app.command("/room")(room_command)
+
+
+async def _answer(services: Services, request: Request, email: str, lang: str) -> Message:
+    site = services.room_site
+    match request:
+        case New(level=level):
+            return room_message(lang, await services.rooms.create(email, level), site, created=True)
+        case List(page=page):
+            return room_list_message(lang, await services.rooms.list(email, page), page, site)
+        case Show(room_id=str(room_id)):
+            return room_message(lang, await services.rooms.get(email, room_id), site, created=False)
+        case Show(slug=str(slug)):
+            return room_message(lang, await services.rooms.find_by_slug(email, slug), site, created=False)
+        case Help(problem=None):
+            return help_message(lang)
+        case Help(problem=str(problem), params=params):
+            return help_message(lang, text(lang, problem, **params))
+    raise AssertionError(f"unhandled request {request!r}")

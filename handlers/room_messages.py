@@ -1,0 +1,139 @@
+"""Block Kit for rooms, lists and help, built with slack_sdk.models so Slack's limits are checked."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from clients.room_models import AccessLevel, Room, RoomPage
+from handlers.i18n import Mrkdwn, escape, text
+
+ACTION_SHARE_CHANNEL = "room_share_channel"
+ACTION_SEND_DM = "room_send_dm"
+ACTION_OPEN = "room_open"
+ACTION_SHOW = "room_show"
+ACTION_LIST_PAGE = "room_list_page"
+
+MAX_BLOCKS = 50
+
+
+@dataclass(frozen=True)
+class Message:
+    """A reply: notification text plus blocks, ready for `respond(**message.payload())`."""
+
+    text: str
+    blocks: list[Block]
+
+    def payload(self, **extra: Any) -> dict[str, Any]:
+        assert len(self.blocks) <= MAX_BLOCKS, "builders must keep under Slack's 50-block cap"
+        return {"text": self.text, "blocks": [block.to_dict() for block in self.blocks], **extra}
+
+
+def plain(lang_text: str) -> Message:
+    return Message(text=lang_text, blocks=[SectionBlock(text=MarkdownTextObject(text=lang_text))])
+
+
+def room_link(room: Room, site: str) -> str | None:
+    return room.url or (f"{site.rstrip('/')}/{room.slug}" if site else None)
+
+
+def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
+    return Mrkdwn(f"<{escape(url)}|{escape(label or url)}>")
+
+
+def level_sentence(lang: str, level: str) -> str:
+    if level in AccessLevel.__members__.values():
+        return text(lang, f"level.{level}")
+    return text(lang, "level.other", level=level)
+
+
+def level_word(lang: str, level: str) -> str:
+    return text(lang, f"level_short.{level}") if level in AccessLevel.__members__.values() else escape(level)
+
+
+def room_message(lang: str, room: Room, site: str, *, created: bool) -> Message:
+    url = room_link(room, site)
+    title = text(lang, "room.ready") if created else text(lang, "room.title", name=room.slug)
+    lines = [text(lang, "room.link", link=link_mrkdwn(url)) if url else text(lang, "room.no_link", slug=room.slug)]
+    lines.append(level_sentence(lang, room.access_level))
+    telephony = room.telephony
+    if telephony and telephony.dial_in and telephony.pin_code:
+        lines.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=_spaced(telephony.pin_code)))
+    buttons = [
+        ButtonElement(text=text(lang, "button.share_channel"), action_id=ACTION_SHARE_CHANNEL, value=room.id),
+        ButtonElement(text=text(lang, "button.send_dm"), action_id=ACTION_SEND_DM, value=room.id),
+    ]
+    if url:
+        buttons.append(ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary"))
+    blocks: list[Block] = [
+        HeaderBlock(text=title[:150]),
+        SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
+        ActionsBlock(elements=buttons),
+    ]
+    return Message(text=f"{title}: {url or room.slug}", blocks=blocks)
+
+
+def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Message:
+    title = text(lang, "list.title")
+    if rooms.count == 0 or not rooms.results:
+        return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=text(lang, "list.empty"))])
+    size = rooms.page_size()
+    first = (page - 1) * size + 1
+    summary = text(
+        lang,
+        "list.summary",
+        first=first,
+        last=first + len(rooms.results) - 1,
+        count=rooms.count,
+        page=page,
+        pages=max(page, math.ceil(rooms.count / size)),
+    )
+    blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[MarkdownTextObject(text=summary)])]
+    for room in rooms.results[: MAX_BLOCKS - 3]:
+        url = room_link(room, site)
+        label = link_mrkdwn(url, room.slug) if url else Mrkdwn(escape(room.slug))
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(text=text(lang, "list.entry", link=label, level=level_word(lang, room.access_level))),
+                accessory=ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id),
+            )
+        )
+    paging = []
+    if page > 1:
+        paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))
+    if rooms.next:
+        paging.append(ButtonElement(text=text(lang, "button.next"), action_id=f"{ACTION_LIST_PAGE}_next", value=str(page + 1)))
+    if paging:
+        blocks.append(ActionsBlock(elements=paging))
+    return Message(text=f"{title} — {summary}", blocks=blocks)
+
+
+def help_message(lang: str, lead: str | None = None) -> Message:
+    title = text(lang, "help.title")
+    blocks: list[Block] = []
+    if lead:
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=lead)))
+    blocks += [
+        HeaderBlock(text=title),
+        SectionBlock(text=MarkdownTextObject(text=text(lang, "help.body"))),
+        ContextBlock(elements=[MarkdownTextObject(text=text(lang, "help.levels"))]),
+    ]
+    return Message(text=lead or title, blocks=blocks)
+
+
+def _spaced(pin: str) -> str:
+    """Groups digits by three or four so a PIN is easy to read aloud."""
+    digits = pin.strip()
+    size = 4 if len(digits) % 4 == 0 or len(digits) > 9 else 3
+    return " ".join(digits[i : i + size] for i in range(0, len(digits), size))

@@ -1,0 +1,17 @@
+"""What the listeners need from the rest of the bot, handed over once at wiring time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clients.json_cache import JsonCache
+from clients.user_rooms import UserRooms
+
+
+@dataclass(frozen=True)
+class Services:
+    rooms: UserRooms
+    profiles: JsonCache
+    default_language: str
+    # Where people sign in to the room service, and where links point when the service gives none.
+    room_site: str
