@@ -156,7 +156,7 @@ def _token_error(response: httpx.Response) -> errors.RoomServiceError:
         return errors.AccountNotFound(detail)
     if status == 404:  # "Not found." or an HTML page: the external API or the application is off
         return errors.Misconfigured(f"token endpoint answered {detail}; is the external API enabled?")
-    if status == 400 and "scope" in response.text and "valid email" in response.text.lower():
+    if status == 400 and set(field_errors(response)) <= {"scope"}:  # `{"error": …}` or a `scope` field error
         return errors.EmailRejected(detail)
     if status == 409:
         return errors.ServiceUnavailable(detail)

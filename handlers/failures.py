@@ -46,7 +46,7 @@ def explain(error: BaseException, lang: str, *, email: str | None, ref: str | No
         case errors.EmailRejected():
             return say("user_error", "error.email_rejected", email=email)
         case errors.EmailDomainNotAllowed():
-            return say("user_error", "error.domain_not_allowed", domain=(email or "").rpartition("@")[2])
+            return say("user_error", "error.domain_not_allowed", domain=(email or "").rpartition("@")[2].lower())
         case errors.ScopeMissing(scope=scope):
             log.error("room service application lacks a scope: %s", error.detail)
             return say("config_error", "error.scope_missing", scope=scope or "rooms:*")

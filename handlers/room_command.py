@@ -64,6 +64,9 @@ def parse(command_text: str) -> Request:
             return List(int(args[0]))
         return Help("usage.bad_page", {"page": args[0]})
     if verb == "show":
+        rest = command_text.strip()[len(words[0]) :].strip() if words else ""
+        if rest.startswith("<") and rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
+            return parse_room_ref(rest)
         if len(args) != 1:
             return Help("usage.show_needs_ref")
         return parse_room_ref(args[0])

@@ -1,0 +1,179 @@
+"""Shared fixtures: a real Redis, loopback fakes of Slack and the room service, the bot itself."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from bot.config import Settings
+from bot.redis_server import EmbeddedRedis
+from bot.server import create_web_app
+from bot.wiring import Runtime, build_app
+from clients.retry import RetryPolicy
+from clients.rooms import RoomService
+from tests.fakes.loopback import LoopbackServer
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import SIGNING_SECRET, action_body, command_body, signed_headers
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+
+
+class Swappable:
+    """An ASGI app whose target each test replaces, so one loopback server serves fresh state."""
+
+    def __init__(self) -> None:
+        self.target = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self.target(scope, receive, send)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`REDIS_URL` when set (it is flushed: point it at a disposable server), else an embedded one."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    await client.flushdb()
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(scope="session")
+def meet_server() -> Iterator[tuple[LoopbackServer, Swappable]]:
+    app = Swappable()
+    server = LoopbackServer(app).start()
+    yield server, app
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def slack_server() -> Iterator[tuple[LoopbackServer, Swappable]]:
+    app = Swappable()
+    server = LoopbackServer(app).start()
+    yield server, app
+    server.stop()
+
+
+@pytest.fixture
+def meet(meet_server) -> FakeMeet:
+    server, app = meet_server
+    fake = FakeMeet()
+    fake.base = server.url
+    app.target = fake.asgi()
+    return fake
+
+
+@pytest.fixture
+def slack(slack_server) -> FakeSlack:
+    server, app = slack_server
+    fake = FakeSlack(base=server.url)
+    app.target = fake.asgi()
+    return fake
+
+
+@pytest.fixture
+def settings(meet: FakeMeet, slack: FakeSlack) -> Settings:
+    return Settings(
+        _env_file=None,
+        slack_bot_token="xoxb-test-bot-token",
+        slack_signing_secret=SIGNING_SECRET,
+        slack_api_url=f"{slack.base}/api/",
+        meet_api_url=f"{meet.base}/external-api/v1.0",
+        meet_client_id=meet.app_config.client_id,
+        meet_client_secret=meet.app_config.client_secret,
+    )
+
+
+def instant_policy() -> RetryPolicy:
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    return RetryPolicy(sleep=no_wait)
+
+
+@dataclass
+class Bot:
+    """The bot as Slack sees it: signed HTTP requests to /slack/events."""
+
+    runtime: Runtime
+    http: httpx.AsyncClient
+    slack: FakeSlack
+
+    async def post(self, body: str, headers: dict[str, str] | None = None) -> httpx.Response:
+        return await self.http.post("/slack/events", content=body, headers=headers or signed_headers(body))
+
+    async def command(self, text: str, user: str = "U0ALICE") -> httpx.Response:
+        return await self.post(command_body(text, user, self.slack.response_url()))
+
+    async def click(self, action_id: str, value: str, user: str = "U0ALICE") -> httpx.Response:
+        return await self.post(action_body(action_id, value, user, self.slack.response_url("action")))
+
+    async def reply(self, text: str, user: str = "U0ALICE") -> dict:
+        """Runs `/room <text>` and returns the private reply the person sees."""
+        before = len(self.slack.responses)
+        response = await self.command(text, user)
+        assert response.status_code == 200, response.text
+        replies = await self.slack.wait_responses(before + 1)
+        return replies[before]
+
+
+async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, *, timeout: float = 8.0) -> AsyncIterator[Bot]:
+    assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
+    rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret,
+                        policy=instant_policy(), timeout=timeout)
+    runtime = build_app(settings, redis, rooms)
+    transport = httpx.ASGITransport(app=create_web_app(runtime))
+    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
+        yield Bot(runtime, http, slack)
+        await runtime.tasks.drain(5)
+    await rooms.aclose()
+
+
+@pytest.fixture
+async def bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack) -> AsyncIterator[Bot]:
+    async for running_bot in start_bot(settings, redis, slack):
+        yield running_bot
+
+
+@pytest.fixture
+def alice(meet: FakeMeet, slack: FakeSlack) -> str:
+    """A person with a Slack profile and a room-service account under the same e-mail."""
+    slack.add_user("U0ALICE", "Alice.Martin@Example.gouv.fr", locale="en-US")
+    meet.add_user("alice.martin@example.gouv.fr")
+    return "alice.martin@example.gouv.fr"
+
+
+def text_of(reply: dict) -> str:
+    """All words of a reply as a person reads them: top-level text and every block's texts."""
+    parts = [reply.get("text", "")]
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    parts.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(reply.get("blocks", []))
+    return "\n".join(parts)

@@ -1,0 +1,105 @@
+"""A loopback Slack: the Web API methods the bot calls, and `response_url` endpoints.
+
+Like bolt-python's own mock server it records every call; like Slack it answers `ok: false`
+with an error code for unknown users, and `users.info` leaves out the e-mail unless the app
+has `users:read.email`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+TEAM = "T0TEAM"
+BOT_USER = "U0BOT"
+
+
+@dataclass
+class Call:
+    method: str
+    args: dict[str, Any]
+    token: str | None
+
+
+@dataclass
+class FakeSlack:
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scopes: set[str] = field(default_factory=lambda: {"users:read", "users:read.email"})
+    calls: list[Call] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)  # bodies posted to response_url
+    broken: set[str] = field(default_factory=set)  # methods answering {ok: false, error: internal_error}
+    base: str = ""
+
+    def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
+        profile = {"real_name": user_id, "display_name": user_id}
+        if email is not None:
+            profile["email"] = email
+        self.users[user_id] = {"id": user_id, "team_id": TEAM, "name": user_id.lower(), "deleted": False,
+                               "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile, **extra}
+
+    def response_url(self, name: str = "cmd") -> str:
+        return f"{self.base}/response/{name}"
+
+    def called(self, method: str) -> list[Call]:
+        return [call for call in self.calls if call.method == method]
+
+    async def wait_responses(self, count: int = 1, timeout: float = 5.0) -> list[dict[str, Any]]:
+        """The bot replies after its ack, from a task of its own: wait for those replies to land."""
+        deadline = time.monotonic() + timeout
+        while len(self.responses) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"expected {count} response_url post(s), got {len(self.responses)}: {self.responses}")
+            await asyncio.sleep(0.01)
+        return self.responses
+
+    def asgi(self) -> Starlette:
+        return Starlette(routes=[
+            Route("/api/{method}", self._api, methods=["GET", "POST"]),
+            Route("/response/{name}", self._respond, methods=["POST"]),
+        ])
+
+    async def _respond(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        body["_url"] = request.path_params["name"]
+        self.responses.append(body)
+        return PlainTextResponse("ok")
+
+    async def _api(self, request: Request) -> Response:
+        method = request.path_params["method"]
+        args: dict[str, Any] = dict(request.query_params)
+        raw = await request.body()
+        kind = request.headers.get("content-type", "")
+        if raw and "json" in kind:
+            args.update(json.loads(raw))
+        elif raw:
+            args.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
+        token = request.headers.get("authorization", "").removeprefix("Bearer ") or args.get("token")
+        self.calls.append(Call(method, args, token))
+        if method in self.broken:
+            return JSONResponse({"ok": False, "error": "internal_error"})
+        handler = getattr(self, "_" + method.replace(".", "_"), None)
+        return JSONResponse(handler(args) if handler else {"ok": True})
+
+    def _auth_test(self, args: dict) -> dict:
+        return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
+                "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT", "is_enterprise_install": False}
+
+    def _users_info(self, args: dict) -> dict:
+        user = self.users.get(args.get("user", ""))
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        user = json.loads(json.dumps(user))
+        if "users:read.email" not in self.scopes:
+            user["profile"].pop("email", None)
+        if str(args.get("include_locale", "")).lower() not in ("1", "true"):
+            user.pop("locale", None)
+        return {"ok": True, "user": user}

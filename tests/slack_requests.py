@@ -1,0 +1,56 @@
+"""Slack requests signed exactly as Slack signs them (v0 HMAC-SHA256 over `v0:ts:body`)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from urllib.parse import urlencode
+
+from tests.fakes.slack import TEAM
+
+SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+
+
+def signed_headers(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None) -> dict[str, str]:
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": ts,
+        "x-slack-signature": f"v0={digest}",
+    }
+
+
+def command_body(text: str, user_id: str, response_url: str, *, command: str = "/room", channel: str = "C0CHAN") -> str:
+    return urlencode({
+        "token": "legacy-verification-token",
+        "team_id": TEAM,
+        "team_domain": "example",
+        "channel_id": channel,
+        "channel_name": "general",
+        "user_id": user_id,
+        "user_name": user_id.lower(),
+        "command": command,
+        "text": text,
+        "api_app_id": "A0APP",
+        "response_url": response_url,
+        "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+    })
+
+
+def action_body(action_id: str, value: str, user_id: str, response_url: str, *, channel: str = "C0CHAN") -> str:
+    payload = {
+        "type": "block_actions",
+        "team": {"id": TEAM, "domain": "example"},
+        "user": {"id": user_id, "username": user_id.lower(), "team_id": TEAM},
+        "api_app_id": "A0APP",
+        "token": "legacy-verification-token",
+        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": channel, "is_ephemeral": True},
+        "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+        "channel": {"id": channel, "name": "general"},
+        "response_url": response_url,
+        "actions": [{"action_id": action_id, "block_id": "b1", "type": "button", "value": value, "action_ts": "1700000001.000200"}],
+    }
+    return urlencode({"payload": json.dumps(payload)})

@@ -1,0 +1,141 @@
+"""`/room` end to end: signed Slack requests in, private replies out, the fake room service behind."""
+
+from __future__ import annotations
+
+from tests.conftest import text_of
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+
+
+async def test_new_restricted_room_replies_privately_with_link_level_dial_in_and_buttons(bot, meet: FakeMeet, alice):
+    reply = await bot.reply("new restricted")
+
+    [room] = meet.rooms.values()
+    assert room["access_level"] == "restricted"
+    assert room["_owner"] == meet.users[alice]["id"]
+    assert reply["response_type"] == "ephemeral"
+    words = text_of(reply)
+    assert room["url"] in words
+    assert "only people you admit" in words.lower()
+    assert "+33 1 85 14 90 00" in words
+    pin = room["telephony"]["pin_code"]
+    assert f"{pin[:4]} {pin[4:8]} {pin[8:]}" in words
+    buttons = {e["action_id"]: e for b in reply["blocks"] if b["type"] == "actions" for e in b["elements"]}
+    assert buttons["room_share_channel"]["value"] == room["id"]
+    assert buttons["room_send_dm"]["value"] == room["id"]
+    assert buttons["room_open"]["url"] == room["url"]
+
+
+async def test_ack_is_empty_and_immediate_then_work_follows(bot, meet: FakeMeet, alice):
+    meet.delay = 0.3
+    response = await bot.command("new")
+    assert response.status_code == 200
+    assert response.text == ""
+    assert meet.rooms == {}  # the room is created after the ack, not before
+    await bot.slack.wait_responses(1)
+    assert len(meet.rooms) == 1
+
+
+async def test_level_is_case_insensitive_and_absent_level_uses_service_default(bot, meet: FakeMeet, alice):
+    await bot.reply("NEW Trusted")
+    await bot.reply("new")
+    levels = sorted(r["access_level"] for r in meet.rooms.values())
+    assert levels == ["trusted", "trusted"]
+    assert meet.count("POST", "/external-api/v1.0/rooms/") == 2
+
+
+async def test_room_without_telephony_or_url_is_still_presented(bot, meet: FakeMeet, alice):
+    meet.telephony = False
+    meet.room_base_url = None
+    reply = await bot.reply("new")
+    [room] = meet.rooms.values()
+    words = text_of(reply)
+    assert "phone" not in words.lower()
+    # no url from the service: the link is built on the service's own site
+    assert f"{meet.base}/{room['slug']}" in words
+
+
+async def test_list_shows_total_real_page_size_and_paging_buttons(bot, meet: FakeMeet, alice):
+    for index in range(26):
+        meet.add_room(alice, slug=f"room-{index:02d}-aaa")
+    first = await bot.reply("list")
+    words = text_of(first)
+    assert "Rooms 1–20 of 26 · page 1 of 2" in words
+    assert "room-00-aaa" in words and "room-19-aaa" in words and "room-20-aaa" not in words
+    paging = [e for b in first["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [(e["action_id"], e["value"]) for e in paging] == [("room_list_page_next", "2")]
+
+    await bot.click("room_list_page_next", "2")
+    second = (await bot.slack.wait_responses(2))[1]
+    assert second["replace_original"] is True
+    assert "Rooms 21–26 of 26 · page 2 of 2" in text_of(second)
+    paging = [e for b in second["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [(e["action_id"], e["value"]) for e in paging] == [("room_list_page_previous", "1")]
+
+
+async def test_list_page_past_the_end_and_empty_list(bot, meet: FakeMeet, alice):
+    assert "no video room yet" in text_of(await bot.reply("list"))
+    meet.add_room(alice)
+    assert "There is no page 5" in text_of(await bot.reply("list 5"))
+
+
+async def test_show_by_id_and_by_url_including_slack_wrapped_links(bot, meet: FakeMeet, alice):
+    for index in range(25):
+        meet.add_room(alice, slug=f"abc-{index:04d}-xyz")
+    target = meet.add_room(alice, slug="zzz-last-one")  # on page 2: found by paging through
+    by_id = await bot.reply(f"show {target['id']}")
+    assert "Video room zzz-last-one" in text_of(by_id)
+    by_url = await bot.reply(f"show <{target['url']}>")
+    assert "Video room zzz-last-one" in text_of(by_url)
+    by_label = await bot.reply(f"show <{target['url']}|the room>")
+    assert target["url"] in text_of(by_label)
+
+
+async def test_show_details_button_from_the_list(bot, meet: FakeMeet, alice):
+    room = meet.add_room(alice, slug="abc-defg-hij")
+    await bot.click("room_show", room["id"])
+    [reply] = await bot.slack.wait_responses(1)
+    assert "Video room abc-defg-hij" in text_of(reply)
+
+
+async def test_help_and_usage(bot, alice):
+    for text in ("", "help"):
+        assert "/room new [public|trusted|restricted]" in text_of(await bot.reply(text))
+    assert "I don't know `dance`" in text_of(await bot.reply("dance"))
+    assert "`secret` is not an access level" in text_of(await bot.reply("new secret"))
+    assert "`two` is not a page number" in text_of(await bot.reply("list two"))
+    assert "Which room?" in text_of(await bot.reply("show"))
+    assert "neither a room id nor a room link" in text_of(await bot.reply("show hello"))
+
+
+async def test_typed_text_is_escaped_in_replies(bot, alice):
+    words = text_of(await bot.reply("new <!channel>&"))
+    assert "&lt;!channel&gt;&amp;" in words
+    assert "<!channel>" not in words
+
+
+async def test_email_comes_from_the_slack_profile_not_from_typed_text(bot, meet: FakeMeet, slack: FakeSlack, alice):
+    meet.add_user("mallory@example.gouv.fr")
+    await bot.reply("new mallory@example.gouv.fr")  # not a level: usage, nothing created
+    await bot.reply("new")
+    assert meet.token_requests == ["Alice.Martin@Example.gouv.fr"]
+    [room] = meet.rooms.values()
+    assert room["_owner"] == meet.users[alice]["id"]
+
+
+async def test_french_speaker_gets_french(bot, meet: FakeMeet, slack: FakeSlack):
+    slack.add_user("U0CAMILLE", "camille@example.gouv.fr", locale="fr-FR")
+    meet.add_user("camille@example.gouv.fr")
+    reply = await bot.reply("new restricted", user="U0CAMILLE")
+    assert "Votre salle de visio est prête" in text_of(reply)
+    assert "Restreinte" in text_of(reply)
+
+
+async def test_share_buttons_answer_coming_soon_with_the_link(bot, meet: FakeMeet, alice):
+    room = meet.add_room(alice)
+    await bot.click("room_share_channel", room["id"])
+    await bot.click("room_send_dm", room["id"])
+    replies = await bot.slack.wait_responses(2)
+    assert all("coming soon" in text_of(r) and room["url"] in text_of(r) for r in replies)
+    response = await bot.click("room_open", room["id"])
+    assert response.status_code == 200
