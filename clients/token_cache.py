@@ -38,13 +38,13 @@ class TokenCache:
         margin: float = 60.0,
         lock_timeout: float = 10.0,
         poll: float = 0.025,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self._redis = redis
         self._margin = margin
         self._lock_timeout = lock_timeout
         self._poll = poll
-        self._clock = clock
+        self._clock = clock or (lambda: time.time())  # looked up per call, so freezegun can move it
         self._drop = redis.register_script(_DROP_IF_SAME)
 
     async def get(self, email: str) -> SecretStr | None:

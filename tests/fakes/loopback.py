@@ -9,14 +9,29 @@ import time
 import uvicorn
 
 
+class _RealTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop that keeps real time while a test freezes the clock with freezegun.
+
+    freezegun patches `time.monotonic` for every thread; a fake's loop that read the frozen value
+    would schedule its timers at an instant that never comes and hang. A default argument is out
+    of freezegun's reach.
+    """
+
+    def time(self, _monotonic=time.monotonic) -> float:  # type: ignore[override]
+        return _monotonic()
+
+
 class LoopbackServer:
     def __init__(self, app) -> None:
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_keep_alive=1)
+        )
         self._thread = threading.Thread(target=self._run, daemon=True)
         self.port = 0
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve())
+        with asyncio.Runner(loop_factory=_RealTimeLoop) as runner:
+            runner.run(self._server.serve())
 
     def start(self) -> "LoopbackServer":
         self._thread.start()
