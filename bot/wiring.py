@@ -14,7 +14,6 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
 )
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
@@ -39,19 +38,18 @@ class Runtime:
 
 def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> Runtime:
     assert settings.slack_bot_token and settings.meet_api_url
-    client = AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
-        base_url=str(settings.slack_api_url),
-        retry_handlers=[
-            AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-        ],
-    )
     app = AsyncApp(
-        client=client,
+        token=settings.slack_bot_token.get_secret_value(),
         signing_secret=settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None,
         request_verification_enabled=not settings.socket_mode,
     )
+    # Bolt builds its client from the token (handing it one of ours makes it warn at every start
+    # when SLACK_BOT_TOKEN is in the environment); per-request clients copy these two settings.
+    app.client.base_url = str(settings.slack_api_url)
+    app.client.retry_handlers = [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+    ]
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     services = Services(

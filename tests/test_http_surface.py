@@ -1,0 +1,76 @@
+"""The routes Slack and operators use: signed /slack/events, /healthz, /metrics."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+
+from bot.server import create_web_app
+from bot.wiring import build_app
+from clients.rooms import RoomService
+from tests.conftest import text_of
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import command_body, signed_headers
+
+
+async def test_bad_signature_is_refused_and_nothing_happens(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    body = command_body("new", "U0ALICE", slack.response_url())
+    forged = await bot.post(body, signed_headers(body, secret="not-the-signing-secret"))
+    stale = await bot.post(body, signed_headers(body, timestamp=int(time.time()) - 301))
+    tampered = await bot.post(body.replace("new", "list"), signed_headers(body))
+    assert [r.status_code for r in (forged, stale, tampered)] == [401, 401, 401]
+    await bot.runtime.tasks.drain(1)
+    assert slack.called("users.info") == [] and slack.responses == []
+    assert meet.log == []
+
+
+async def test_healthz_reports_redis(bot, settings, meet: FakeMeet, tmp_path: Path):
+    healthy = await bot.http.get("/healthz")
+    assert healthy.status_code == 200 and healthy.json() == {"status": "ok"}
+
+    unreachable = aioredis.Redis.from_url(f"unix://{tmp_path}/no-redis.sock")
+    rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+    web = create_web_app(build_app(settings, unreachable, rooms))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=web), base_url="http://bot") as http:
+        sick = await http.get("/healthz")
+    await rooms.aclose()
+    assert sick.status_code == 503 and sick.json()["redis"] == "unreachable"
+
+
+def _sample(metrics: str, name: str, **labels: str) -> float:
+    wanted = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    for line in metrics.splitlines():
+        if line.startswith(f"{name}{{") and line.split("}")[0][len(name) + 1 :] == wanted:
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+async def test_metrics_count_commands_by_outcome_and_upstream_calls_by_status(bot, meet: FakeMeet, alice):
+    before = (await bot.http.get("/metrics")).text
+    await bot.reply("new")
+    await bot.reply("new public")
+    after = await bot.http.get("/metrics")
+    assert after.headers["content-type"].startswith("text/plain")
+    delta = lambda name, **labels: _sample(after.text, name, **labels) - _sample(before, name, **labels)  # noqa: E731
+    assert delta("roombot_commands_total", command="new", outcome="ok") == 1
+    assert delta("roombot_commands_total", command="new", outcome="user_error") == 1
+    assert delta("roombot_upstream_requests_total", service="rooms", status="201") == 1
+    assert delta("roombot_upstream_requests_total", service="rooms", status="400") == 1
+    assert delta("roombot_upstream_requests_total", service="rooms", status="200") == 1  # one token request
+
+
+async def test_unknown_routes_and_methods(bot):
+    assert (await bot.http.get("/slack/events")).status_code == 405
+    assert (await bot.http.get("/nothing-here")).status_code == 404
+
+
+async def test_secrets_stay_out_of_replies_and_redis_keys(bot, meet: FakeMeet, redis, alice):
+    reply = await bot.reply("new")
+    token = next(iter(meet.tokens))
+    assert token not in text_of(reply) and meet.app_config.client_secret not in text_of(reply)
+    names = " ".join(await redis.keys("*"))
+    assert token not in names and alice not in names.lower() and "example.gouv.fr" not in names.lower()

@@ -1,0 +1,44 @@
+"""`manifest.yml` is a valid Slack app manifest that declares what the bot really uses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.conftest import REFERENCE
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = REFERENCE / "slack-manifest.schema.json"
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    return yaml.safe_load((ROOT / "manifest.yml").read_text())
+
+
+def test_manifest_is_valid_against_slacks_schema(manifest: dict):
+    if not SCHEMA.exists():
+        pytest.skip(f"Slack's manifest schema is not at {SCHEMA} (the shared reference folder is absent)")
+    validator = jsonschema.Draft7Validator(json.loads(SCHEMA.read_text()))
+    errors = sorted(f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(manifest))
+    assert errors == []
+
+
+def test_the_schema_check_catches_a_broken_manifest(manifest: dict):
+    if not SCHEMA.exists():
+        pytest.skip(f"Slack's manifest schema is not at {SCHEMA} (the shared reference folder is absent)")
+    broken = json.loads(json.dumps(manifest))
+    broken["features"]["slash_commands"][0]["command"] = "room"
+    assert list(jsonschema.Draft7Validator(json.loads(SCHEMA.read_text())).iter_errors(broken))
+
+
+def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(manifest: dict):
+    [command] = manifest["features"]["slash_commands"]
+    assert command["command"] == "/room"
+    assert command["url"].endswith("/slack/events")
+    assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": command["url"]}
+    assert {"commands", "users:read", "users:read.email"} <= set(manifest["oauth_config"]["scopes"]["bot"])

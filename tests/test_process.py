@@ -1,0 +1,123 @@
+"""`python -m bot` as an operator runs it: a real process, its own embedded Redis, signals."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _env(**values: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
+    return {**keep, "PYTHONPATH": str(ROOT), **values}
+
+
+@pytest.fixture
+def served(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
+    port = _free_port()
+    env = _env(
+        SLACK_BOT_TOKEN="xoxb-process-test",
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=f"{slack.base}/api/",
+        MEET_API_URL=f"{meet.base}/external-api/v1.0",
+        MEET_CLIENT_ID=meet.app_config.client_id,
+        MEET_CLIENT_SECRET=meet.app_config.client_secret,
+        HOST="127.0.0.1",
+        PORT=str(port),
+        DATA_DIR=str(tmp_path / "data"),
+    )
+    process = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"bot did not become healthy:\n{process.communicate()[0]}")
+        time.sleep(0.1)
+    yield process, base, tmp_path / "data"
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+async def test_serve_answers_slack_with_embedded_redis_then_stops_cleanly_on_sigterm(served, meet: FakeMeet, slack: FakeSlack):
+    process, base, data = served
+    slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
+    meet.add_user("alice@example.gouv.fr")
+    meet.delay = 0.5  # the command is still being worked on when SIGTERM arrives
+
+    body = command_body("new restricted", "U0ALICE", slack.response_url())
+    async with httpx.AsyncClient() as http:
+        ack = await http.post(f"{base}/slack/events", content=body, headers=signed_headers(body))
+    assert ack.status_code == 200
+    await asyncio.sleep(0.1)
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    output, _ = await asyncio.to_thread(process.communicate, timeout=15)
+    assert process.returncode == 0, output
+    assert time.monotonic() - started < 10
+    # the in-flight command was finished, not cut: the room exists and the person was answered
+    assert len(meet.rooms) == 1 and len(slack.responses) == 1
+    assert "Traceback" not in output
+    assert (data / "redis" / "appendonly.aof").exists()
+    assert not (data / "redis" / "redis.sock").exists() or not _accepts(data / "redis" / "redis.sock")
+
+
+def _accepts(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as sock:
+        try:
+            sock.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({}, "SLACK_BOT_TOKEN"),
+        ({"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
+        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, "MEET_API_URL"),
+        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "MEET_API_URL": "meet.example"}, "MEET_API_URL"),
+        ({"PORT": "eighty"}, "PORT"),
+    ],
+)
+def test_missing_or_malformed_configuration_stops_with_one_line(tmp_path: Path, env: dict, variable: str):
+    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=_env(**env),
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and variable in lines[0], result.stderr
+    assert "xoxb-1" not in result.stderr
+
+
+def test_dotenv_file_is_read(tmp_path: Path):
+    (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-dotenv\n")
+    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "SLACK_SIGNING_SECRET" in result.stderr  # got past the token
