@@ -23,10 +23,11 @@ from pathlib import Path
 import httpx
 
 from bot.redis_server import EmbeddedRedis
+from tests.conftest import bot_env
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
+from tests.slack_requests import command_body, signed_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUESTS, CONCURRENCY, SERVICE_DELAY = 100, 50, 0.8
@@ -85,11 +86,8 @@ async def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
     redis = EmbeddedRedis(folder / "redis")
     redis.start()
-    env = {
-        "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SIGNING_SECRET, "SLACK_API_URL": f"{slack.base}/api/",
-        "MEET_API_URL": f"{meet_server.url}/external-api/v1.0", "MEET_CLIENT_ID": meet.app_config.client_id,
-        "MEET_CLIENT_SECRET": meet.app_config.client_secret, "REDIS_URL": redis.url, "DATA_DIR": str(folder),
-    }
+    meet.base = meet_server.url
+    env = {**bot_env(meet, slack), "REDIS_URL": redis.url, "DATA_DIR": str(folder)}
     processes = []
     try:
         bare, bare_url = start(["bench/bare_app.py"], {k: v for k, v in env.items() if k != "SLACK_BOT_TOKEN"})

@@ -55,20 +55,15 @@ async def redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
     await client.aclose()
 
 
-@pytest.fixture(scope="session")
-def meet_server() -> Iterator[tuple[LoopbackServer, Swappable]]:
+def _loopback() -> Iterator[tuple[LoopbackServer, Swappable]]:
     app = Swappable()
     server = LoopbackServer(app).start()
     yield server, app
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def slack_server() -> Iterator[tuple[LoopbackServer, Swappable]]:
-    app = Swappable()
-    server = LoopbackServer(app).start()
-    yield server, app
-    server.stop()
+meet_server = pytest.fixture(scope="session", name="meet_server")(_loopback)
+slack_server = pytest.fixture(scope="session", name="slack_server")(_loopback)
 
 
 @pytest.fixture
@@ -88,17 +83,21 @@ def slack(slack_server) -> FakeSlack:
     return fake
 
 
+def bot_env(meet: FakeMeet, slack: FakeSlack) -> dict[str, str]:
+    """The environment that points a bot at the fakes, as an operator would write it."""
+    return {
+        "SLACK_BOT_TOKEN": "xoxb-test-bot-token",
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": f"{slack.base}/api/",
+        "MEET_API_URL": f"{meet.base}/external-api/v1.0",
+        "MEET_CLIENT_ID": meet.app_config.client_id,
+        "MEET_CLIENT_SECRET": meet.app_config.client_secret,
+    }
+
+
 @pytest.fixture
 def settings(meet: FakeMeet, slack: FakeSlack) -> Settings:
-    return Settings(
-        _env_file=None,
-        slack_bot_token="xoxb-test-bot-token",
-        slack_signing_secret=SIGNING_SECRET,
-        slack_api_url=f"{slack.base}/api/",
-        meet_api_url=f"{meet.base}/external-api/v1.0",
-        meet_client_id=meet.app_config.client_id,
-        meet_client_secret=meet.app_config.client_secret,
-    )
+    return Settings(_env_file=None, **{name.lower(): value for name, value in bot_env(meet, slack).items()})
 
 
 def instant_policy() -> RetryPolicy:

@@ -9,14 +9,16 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.conftest import bot_env
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
+from tests.slack_requests import command_body, signed_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,17 +37,7 @@ def _env(**values: str) -> dict[str, str]:
 @pytest.fixture
 def served(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
     port = _free_port()
-    env = _env(
-        SLACK_BOT_TOKEN="xoxb-process-test",
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=f"{slack.base}/api/",
-        MEET_API_URL=f"{meet.base}/external-api/v1.0",
-        MEET_CLIENT_ID=meet.app_config.client_id,
-        MEET_CLIENT_SECRET=meet.app_config.client_secret,
-        HOST="127.0.0.1",
-        PORT=str(port),
-        DATA_DIR=str(tmp_path / "data"),
-    )
+    env = _env(**bot_env(meet, slack), HOST="127.0.0.1", PORT=str(port), DATA_DIR=str(tmp_path / "data"))
     process = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
@@ -121,3 +113,38 @@ def test_dotenv_file_is_read(tmp_path: Path):
     (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-dotenv\n")
     result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "SLACK_SIGNING_SECRET" in result.stderr  # got past the token
+
+
+async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
+    slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
+    meet.add_user("alice@example.gouv.fr")
+    port = _free_port()
+    env = _env(**bot_env(meet, slack), SLACK_APP_TOKEN="xapp-1-socket-test", HOST="127.0.0.1", PORT=str(port),
+               DATA_DIR=str(tmp_path / "data"))
+    del env["SLACK_SIGNING_SECRET"]  # not needed in Socket Mode
+    process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while slack.socket_connections == 0:
+            assert process.poll() is None and time.monotonic() < deadline, "no Socket Mode connection"
+            await asyncio.sleep(0.05)
+        payload = dict(urllib.parse.parse_qsl(command_body("new", "U0ALICE", slack.response_url())))
+        slack.socket_outbox.append({"envelope_id": "env-1", "type": "slash_commands", "payload": payload,
+                                    "accepts_response_payload": True})
+        await slack.wait_responses(1, timeout=10)
+        assert [ack["envelope_id"] for ack in slack.socket_acks] == ["env-1"]
+        assert len(meet.rooms) == 1
+        async with httpx.AsyncClient() as http:
+            health = await http.get(f"http://127.0.0.1:{port}/healthz")
+            events = await http.post(f"http://127.0.0.1:{port}/slack/events", content="x")
+        assert health.status_code == 200 and events.status_code == 404  # no HTTP events route in Socket Mode
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.to_thread(process.communicate, timeout=15)
+        assert process.returncode == 0, output
+        assert time.monotonic() - started < 10
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

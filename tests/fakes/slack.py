@@ -17,7 +17,8 @@ from urllib.parse import parse_qs
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
@@ -38,6 +39,9 @@ class FakeSlack:
     responses: list[dict[str, Any]] = field(default_factory=list)  # bodies posted to response_url
     broken: set[str] = field(default_factory=set)  # methods answering {ok: false, error: internal_error}
     base: str = ""
+    socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
+    socket_acks: list[dict[str, Any]] = field(default_factory=list)
+    socket_connections: int = 0
 
     def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
@@ -65,7 +69,29 @@ class FakeSlack:
         return Starlette(routes=[
             Route("/api/{method}", self._api, methods=["GET", "POST"]),
             Route("/response/{name}", self._respond, methods=["POST"]),
+            WebSocketRoute("/socket", self._socket),
         ])
+
+    async def _socket(self, websocket: WebSocket) -> None:
+        """Socket Mode: hello, then the queued envelopes; the app's acks are recorded."""
+        await websocket.accept()
+        await websocket.send_json({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0APP"}})
+        self.socket_connections += 1
+
+        async def push() -> None:
+            while True:
+                while self.socket_outbox:
+                    await websocket.send_json(self.socket_outbox.pop(0))
+                await asyncio.sleep(0.01)
+
+        pusher = asyncio.create_task(push())
+        try:
+            while True:
+                self.socket_acks.append(json.loads(await websocket.receive_text()))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            pusher.cancel()
 
     async def _respond(self, request: Request) -> Response:
         body = json.loads(await request.body())
@@ -92,6 +118,9 @@ class FakeSlack:
     def _auth_test(self, args: dict) -> dict:
         return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
                 "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT", "is_enterprise_install": False}
+
+    def _apps_connections_open(self, args: dict) -> dict:
+        return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
 
     def _users_info(self, args: dict) -> dict:
         user = self.users.get(args.get("user", ""))
