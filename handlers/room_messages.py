@@ -135,5 +135,5 @@ def help_message(lang: str, lead: str | None = None) -> Message:
 def _spaced(pin: str) -> str:
     """Groups digits by three or four so a PIN is easy to read aloud."""
     digits = pin.strip()
-    size = 4 if len(digits) % 4 == 0 or len(digits) > 9 else 3
+    size = 4 if len(digits) > 6 else 3
     return " ".join(digits[i : i + size] for i in range(0, len(digits), size))
