@@ -19,6 +19,8 @@ from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
 from clients.json_cache import JsonCache
+from clients.once import Once
+from clients.room_directory import RoomDirectory
 from clients.rooms import RoomService
 from clients.token_cache import TokenCache
 from clients.user_rooms import UserRooms
@@ -53,8 +55,9 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     services = Services(
-        rooms=UserRooms(rooms, TokenCache(redis)),
+        rooms=UserRooms(rooms, TokenCache(redis), RoomDirectory(redis)),
         profiles=JsonCache(redis, "profile", PROFILE_TTL),
+        once=Once(redis),
         default_language=settings.default_language,
         room_site=str(settings.meet_room_base_url or _origin(str(settings.meet_api_url))),
     )

@@ -7,8 +7,9 @@ from typing import TypeVar
 
 from pydantic import SecretStr
 
+from clients.room_directory import RoomDirectory
 from clients.room_errors import RoomNotFound, TokenRejected
-from clients.room_models import AccessLevel, Room, RoomPage
+from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
 from clients.rooms import RoomService
 from clients.token_cache import TokenCache
 
@@ -16,21 +17,29 @@ T = TypeVar("T")
 
 
 class UserRooms:
-    def __init__(self, service: RoomService, tokens: TokenCache) -> None:
+    def __init__(self, service: RoomService, tokens: TokenCache, directory: RoomDirectory) -> None:
         self._service = service
         self._tokens = tokens
+        self.directory = directory
 
     async def list(self, email: str, page: int = 1) -> RoomPage:
-        return await self._as(email, lambda token: self._service.list_rooms(token, page))
+        rooms = await self._as(email, lambda token: self._service.list_rooms(token, page))
+        await self.directory.remember(rooms.results)
+        return rooms
 
     async def create(self, email: str, access_level: AccessLevel | None = None) -> Room:
-        return await self._as(email, lambda token: self._service.create_room(token, access_level))
+        room = await self._as(email, lambda token: self._service.create_room(token, access_level))
+        await self.directory.remember([room])
+        return room
 
     async def get(self, email: str, room_id: str) -> Room:
         return await self._as(email, lambda token: self._service.get_room(token, room_id))
 
     async def find_by_slug(self, email: str, slug: str) -> Room:
-        """The service has no lookup by slug: page through the person's rooms."""
+        """By the directory when the bot has seen the room, else by paging through the person's rooms."""
+        known = await self.directory.lookup(slug)
+        if known is not None:
+            return await self.get(email, known)
         page = 1
         while True:
             rooms = await self.list(email, page)
@@ -42,7 +51,7 @@ class UserRooms:
             page += 1
 
     async def _as(self, email: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
-        def issue() -> Awaitable:
+        def issue() -> Awaitable[TokenGrant]:
             return self._service.issue_token(email)
 
         token = await self._tokens.get_or_fetch(email, issue)

@@ -1,15 +1,17 @@
-"""Runs one piece of work on behalf of the Slack user who asked, and always answers them.
+"""Runs one piece of work on behalf of the Slack user who asked, and always has an answer.
 
-Every `/room` subcommand and room button goes through `reply_for`: it finds the person's
-profile (e-mail and language), runs the work, and replies privately with the result or with
-the explanation of what went wrong. Nothing escapes: the next command works normally.
+Every `/room` subcommand, room button and Home control goes through `run_for`: it finds the
+person's profile (e-mail and language), runs the work, and gives back either its message or the
+explanation of what went wrong. Nothing escapes: the next command works normally.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.failures import COMMANDS, explain
@@ -17,13 +19,14 @@ from handlers.profiles import Profile, language_of, load_profile, usable_email
 from handlers.room_messages import Message, plain
 from handlers.services import Services
 
-Work = Callable[[str, str], Awaitable[Message]]  # (e-mail, language) → reply
+log = logging.getLogger(__name__)
+
+Work = Callable[[str, str], Awaitable[Message | None]]  # (e-mail, language) → reply, or None when already answered
 
 
-async def reply_for(
+async def run_for(
     services: Services,
     client: AsyncWebClient,
-    respond: AsyncRespond,
     *,
     team_id: str,
     user_id: str,
@@ -32,8 +35,7 @@ async def reply_for(
     ref: str | None = None,
     page: int = 1,
     needs_email: bool = True,
-    replace_original: bool = False,
-) -> None:
+) -> tuple[str, Message | None]:
     profile: Profile | None = None
     email: str | None = None
     try:
@@ -42,14 +44,46 @@ async def reply_for(
         message = await work(email, language_of(profile, services.default_language))
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
-        explained = explain(
-            error,
-            language_of(profile, services.default_language),
-            email=email,
-            ref=ref,
-            site=services.room_site,
-            page=page,
-        )
+        lang = language_of(profile, services.default_language)
+        explained = explain(error, lang, email=email, ref=ref, site=services.room_site, page=page)
         message, outcome = plain(explained.message), explained.outcome
     COMMANDS.labels(command=name, outcome=outcome).inc()
-    await respond(**message.payload(response_type="ephemeral", replace_original=replace_original))
+    return language_of(profile, services.default_language), message
+
+
+async def reply_for(
+    services: Services,
+    client: AsyncWebClient,
+    respond: AsyncRespond,
+    *,
+    replace_original: bool = False,
+    **run: object,
+) -> None:
+    """`run_for`, then a private reply through `response_url` (or the app's DM when that fails)."""
+    _, message = await run_for(services, client, **run)  # type: ignore[arg-type]
+    if message is not None:
+        await reply_privately(client, respond, str(run["user_id"]), message, replace_original=replace_original)
+
+
+async def reply_privately(
+    client: AsyncWebClient, respond: AsyncRespond, user_id: str, message: Message, *, replace_original: bool = False
+) -> None:
+    """An ephemeral reply; `response_url` expires (30 min, 5 uses), the app's DM with the person does not."""
+    if await respond_ok(respond, message, response_type="ephemeral", replace_original=replace_original):
+        return
+    try:
+        await client.chat_postMessage(channel=user_id, **message.payload())
+    except SlackApiError as error:
+        log.warning("could not reach the person privately either: %s", error.response.get("error"))
+
+
+async def respond_ok(respond: AsyncRespond, message: Message, **options: object) -> bool:
+    try:
+        response = await respond(**message.payload(**options))
+    except Exception as error:  # a network failure to response_url: the caller has a fallback
+        log.warning("response_url unusable: %s", type(error).__name__)
+        return False
+    if response.status_code != 200:
+        log.warning("response_url refused the reply: %s %s", response.status_code, response.body)
+        return False
+    return True

@@ -20,9 +20,10 @@ PROFILE_TTL = 600
 @dataclass(frozen=True)
 class Profile:
     email: str | None
-    email_confirmed: bool
-    is_bot: bool
-    locale: str | None
+    email_confirmed: bool = True
+    is_bot: bool = False
+    locale: str | None = None
+    deleted: bool = False
 
 
 class ProfileProblem(Exception):
@@ -36,7 +37,7 @@ class ProfileProblem(Exception):
 async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str) -> Profile:
     cached = await cache.get(team_id, user_id)
     if cached is not None:
-        return Profile(**cached)
+        return Profile(**{name: cached[name] for name in Profile.__dataclass_fields__ if name in cached})
     try:
         response = await client.users_info(user=user_id, include_locale=True)
     except SlackApiError as error:
@@ -48,6 +49,7 @@ async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, u
         email_confirmed=user.get("is_email_confirmed", True) is not False,
         is_bot=bool(user.get("is_bot") or user.get("is_app_user")),
         locale=user.get("locale"),
+        deleted=bool(user.get("deleted")),
     )
     await cache.put(asdict(profile), team_id, user_id)
     return profile

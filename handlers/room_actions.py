@@ -1,4 +1,4 @@
-"""Buttons on room messages: details, list paging, and the sharing buttons."""
+"""Buttons on room messages: details, list paging and the Join link (sharing is in `share`)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,12 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers.i18n import text
 from handlers.on_behalf import reply_for
 from handlers.room_messages import (
     ACTION_LIST_PAGE,
     ACTION_OPEN,
-    ACTION_SEND_DM,
-    ACTION_SHARE_CHANNEL,
     ACTION_SHOW,
     Message,
-    link_mrkdwn,
-    plain,
-    room_link,
     room_list_message,
     room_message,
 )
@@ -47,24 +41,11 @@ def register(app: AsyncApp, services: Services) -> None:
 
         await reply_for(services, client, respond, **_who(body), name="list", work=work, page=page, replace_original=True)
 
-    async def share_soon(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
-        await ack()
-        room_id = action.get("value", "")
-
-        async def work(email: str, lang: str) -> Message:
-            room = await services.rooms.get(email, room_id)
-            url = room_link(room, services.room_site) or room.slug
-            return plain(text(lang, "share.coming_soon", link=link_mrkdwn(url)))
-
-        await reply_for(services, client, respond, **_who(body), name="share", work=work, ref=room_id)
-
     async def open_link(ack: AsyncAck) -> None:
         await ack()  # a link button still sends an action; without an ack Slack shows a warning
 
     app.action(ACTION_SHOW)(show_room)
     app.action(re.compile(f"^{ACTION_LIST_PAGE}_"))(list_page)
-    app.action(ACTION_SHARE_CHANNEL)(share_soon)
-    app.action(ACTION_SEND_DM)(share_soon)
     app.action(ACTION_OPEN)(open_link)
 
 

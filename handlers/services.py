@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clients.json_cache import JsonCache
+from clients.once import Once
 from clients.user_rooms import UserRooms
 
 
@@ -12,6 +13,7 @@ from clients.user_rooms import UserRooms
 class Services:
     rooms: UserRooms
     profiles: JsonCache
+    once: Once
     default_language: str
     # Where people sign in to the room service, and where links point when the service gives none.
     room_site: str

@@ -13,11 +13,13 @@ from tests.fakes.slack import TEAM
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 
 
-def signed_headers(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None) -> dict[str, str]:
+def signed_headers(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None,
+                   extra: dict[str, str] | None = None) -> dict[str, str]:
     ts = str(int(time.time()) if timestamp is None else timestamp)
     digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
     return {
-        "content-type": "application/x-www-form-urlencoded",
+        **(extra or {}),
+        "content-type": "application/json" if body.startswith("{") else "application/x-www-form-urlencoded",
         "x-slack-request-timestamp": ts,
         "x-slack-signature": f"v0={digest}",
     }
@@ -54,3 +56,26 @@ def action_body(action_id: str, value: str, user_id: str, response_url: str, *, 
         "actions": [{"action_id": action_id, "block_id": "b1", "type": "button", "value": value, "action_ts": "1700000001.000200"}],
     }
     return urlencode({"payload": json.dumps(payload)})
+
+
+def view_submission_body(callback_id: str, values: dict, private_metadata: str, user_id: str, view_id: str = "V0MODAL") -> str:
+    payload = {
+        "type": "view_submission",
+        "team": {"id": TEAM, "domain": "example"},
+        "user": {"id": user_id, "username": user_id.lower(), "team_id": TEAM},
+        "api_app_id": "A0APP",
+        "token": "legacy-verification-token",
+        "trigger_id": "13345224609.738474920.8088930838d88f008e1",
+        "view": {"id": view_id, "type": "modal", "callback_id": callback_id, "private_metadata": private_metadata,
+                 "state": {"values": values}, "hash": "156772938.1827394", "team_id": TEAM, "app_id": "A0APP"},
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def event_body(event: dict, *, event_id: str = "Ev0001") -> str:
+    """Events API deliveries are JSON, not form-encoded."""
+    return json.dumps({
+        "token": "legacy-verification-token", "team_id": TEAM, "api_app_id": "A0APP", "type": "event_callback",
+        "event_id": event_id, "event_time": int(time.time()), "event": event,
+        "authorizations": [{"team_id": TEAM, "user_id": "U0BOT", "is_bot": True}],
+    })

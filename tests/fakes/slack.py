@@ -34,9 +34,13 @@ class Call:
 @dataclass
 class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
-    scopes: set[str] = field(default_factory=lambda: {"users:read", "users:read.email"})
+    scopes: set[str] = field(default_factory=lambda: {"users:read", "users:read.email", "chat:write", "chat:write.public", "im:write"})
+    # channel id → {"private": bool, "member": bool}; unknown ids are public channels the bot is in
+    channels: dict[str, dict[str, bool]] = field(default_factory=dict)
+    dead_response_urls: set[str] = field(default_factory=set)  # names whose response_url answers 404
     calls: list[Call] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)  # bodies posted to response_url
+    messages: list[dict[str, Any]] = field(default_factory=list)  # accepted chat.postMessage calls
     broken: set[str] = field(default_factory=set)  # methods answering {ok: false, error: internal_error}
     base: str = ""
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
@@ -94,6 +98,8 @@ class FakeSlack:
             pusher.cancel()
 
     async def _respond(self, request: Request) -> Response:
+        if request.path_params["name"] in self.dead_response_urls:
+            return PlainTextResponse("expired_url", status_code=404)
         body = json.loads(await request.body())
         body["_url"] = request.path_params["name"]
         self.responses.append(body)
@@ -119,6 +125,43 @@ class FakeSlack:
         return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
                 "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT", "is_enterprise_install": False}
 
+    def posted(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """Messages that chat.postMessage accepted (to `channel` when given)."""
+        return [m for m in self.messages if channel is None or m.get("channel") == channel]
+
+    def _chat_postMessage(self, args: dict) -> dict:
+        channel = str(args.get("channel", ""))
+        # a user id writes in the app's DM with them, which always exists; other ids follow `channels`
+        if not channel.startswith("U"):
+            default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
+            info = self.channels.get(channel, default)
+            if not info["member"]:
+                if info["private"]:
+                    return {"ok": False, "error": "channel_not_found"}
+                if "chat:write.public" not in self.scopes:
+                    return {"ok": False, "error": "not_in_channel"}
+        self.messages.append(args)
+        return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
+
+    def _conversations_open(self, args: dict) -> dict:
+        users = str(args.get("users", ""))
+        user = self.users.get(users)
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        if user.get("is_bot"):
+            return {"ok": False, "error": "cannot_dm_bot"}
+        self.channels.setdefault("D" + users, {"private": True, "member": True})
+        return {"ok": True, "channel": {"id": "D" + users}}
+
+    def _views_open(self, args: dict) -> dict:
+        return {"ok": True, "view": {"id": "V0MODAL", **_view(args)}}
+
+    def _views_update(self, args: dict) -> dict:
+        return {"ok": True, "view": {"id": args.get("view_id"), **_view(args)}}
+
+    def _views_publish(self, args: dict) -> dict:
+        return {"ok": True, "view": {"id": "V0HOME", **_view(args)}}
+
     def _apps_connections_open(self, args: dict) -> dict:
         return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
 
@@ -132,3 +175,8 @@ class FakeSlack:
         if str(args.get("include_locale", "")).lower() not in ("1", "true"):
             user.pop("locale", None)
         return {"ok": True, "user": user}
+
+
+def _view(args: dict) -> dict:
+    view = args.get("view", {})
+    return json.loads(view) if isinstance(view, str) else view

@@ -1,0 +1,23 @@
+"""Claims that succeed once per window, shared by every bot process through Redis.
+
+Used wherever Slack may say the same thing twice — a double click, a retried event delivery —
+and the effect must happen once: `SET key 1 NX EX ttl` is true only for the first caller.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from clients.keys import key
+
+
+class Once:
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+
+    async def claim(self, *name: str, ttl: int) -> bool:
+        return bool(await self._redis.set(key("once", *name), "1", nx=True, ex=ttl))
+
+    async def release(self, *name: str) -> None:
+        """Gives the claim back when the effect did not happen, so trying again works."""
+        await self._redis.delete(key("once", *name))

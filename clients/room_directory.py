@@ -1,0 +1,30 @@
+"""Room slug → id, remembered from every room the bot sees.
+
+The room service cannot look a room up by slug (its links carry only the slug), so the bot
+notes each room it creates or lists; a pasted link then resolves without paging through rooms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import redis.asyncio as aioredis
+
+from clients.keys import key
+from clients.room_models import Room
+
+TTL = 90 * 24 * 3600
+
+
+class RoomDirectory:
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+
+    async def remember(self, rooms: Iterable[Room]) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                pipe.set(key("slug", room.slug), room.id, ex=TTL)
+            await pipe.execute()
+
+    async def lookup(self, slug: str) -> str | None:
+        return await self._redis.get(key("slug", slug))

@@ -1,0 +1,170 @@
+"""Sharing a room: into the conversation it was shown in, or by direct message to chosen people.
+
+Each share happens once per room and destination within a short window (a Redis claim), so a
+double click or a repeated delivery posts nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.room_models import Room
+from handlers.i18n import Mrkdwn, text
+from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for
+from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
+from handlers.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, Message, link_mrkdwn, plain, room_link
+from handlers.services import Services
+from handlers.share_messages import (
+    DM_MODAL,
+    MAX_PEOPLE,
+    NOTE_ACTION,
+    NOTE_BLOCK,
+    PEOPLE_ACTION,
+    PEOPLE_BLOCK,
+    DmTarget,
+    dm_modal,
+    dm_outcome,
+    dm_progress,
+    dm_result,
+    invitation,
+)
+
+log = logging.getLogger(__name__)
+
+SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to one place
+# chat.postMessage errors meaning "the bot may not post there", as opposed to a real failure
+NOT_POSTABLE = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action", "cannot_dm_bot"}
+# Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
+DM_CONCURRENCY = 4
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def share_in_channel(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+        await ack()
+        user_id, channel = body["user"]["id"], _channel_of(body)
+
+        async def work(email: str, lang: str) -> Message | None:
+            room = await services.rooms.get(email, action.get("value", ""))
+            claim = ("share", room.id, channel)
+            if not await services.once.claim(*claim, ttl=SHARE_WINDOW):
+                return plain(text(lang, "share.already"))
+            message = invitation(lang, room, services.room_site, user_id)
+            try:
+                await client.chat_postMessage(channel=channel, unfurl_links=False, **message.payload())
+                return plain(text(lang, "share.posted", channel=Mrkdwn(f"<#{channel}>")))
+            except SlackApiError as error:
+                if error.response.get("error") not in NOT_POSTABLE:
+                    await services.once.release(*claim)
+                    raise
+            # A private channel or a DM the bot is not in: post as the person, through response_url.
+            if await respond_ok(respond, message, response_type="in_channel", replace_original=False):
+                return None
+            await services.once.release(*claim)
+            return plain(text(lang, "share.cannot_post", link=_link(room, services.room_site)))
+
+        await reply_for(services, client, respond, team_id=body["team"]["id"], user_id=user_id,
+                        name="share_channel", work=work, ref=action.get("value"))
+
+    async def open_dm_modal(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
+        await ack()
+        user_id = body["user"]["id"]
+        try:  # the trigger expires 3 s after the click: only the (cached) profile before views.open
+            profile = await load_profile(client, services.profiles, body["team"]["id"], user_id)
+        except ProfileProblem:
+            profile = None
+        lang = language_of(profile, services.default_language)
+        target = DmTarget(room_id=action.get("value", ""), channel_id=_channel_of(body))
+        try:
+            await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
+        except SlackApiError as error:
+            log.warning("views.open failed: %s", error.response.get("error"))
+            await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
+
+    async def send_dms(ack: AsyncAck, body: dict, view: dict, client: AsyncWebClient) -> None:
+        values = view["state"]["values"]
+        people: list[str] = values[PEOPLE_BLOCK][PEOPLE_ACTION].get("selected_users") or []
+        note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
+        user_id, team_id = body["user"]["id"], body["team"]["id"]
+        lang = language_of(await _profile_or_none(client, services, team_id, user_id), services.default_language)
+        if not people or len(people) > MAX_PEOPLE:
+            await ack(response_action="errors", errors={PEOPLE_BLOCK: text(lang, "dm.choose_people", most=MAX_PEOPLE)})
+            return
+        await ack(response_action="update", view=dm_progress(lang))
+        target = DmTarget.load(view.get("private_metadata", ""))
+
+        async def work(email: str, lang: str) -> Message:
+            room = await services.rooms.get(email, target.room_id)
+            sent, skipped = await _deliver(services, client, team_id, user_id, room, people, note)
+            return dm_result(lang, sent, skipped)
+
+        lang, message = await run_for(services, client, team_id=team_id, user_id=user_id, name="send_dm",
+                                      work=work, ref=target.room_id)
+        if message is None:
+            return
+        try:
+            await client.views_update(view_id=view["id"], view=dm_outcome(lang, message))
+        except SlackApiError:  # the person closed the modal meanwhile: tell them in the app's DM
+            await client.chat_postMessage(channel=user_id, **message.payload())
+
+    app.action(ACTION_SHARE_CHANNEL)(share_in_channel)
+    app.action(ACTION_SEND_DM)(open_dm_modal)
+    app.view(DM_MODAL)(send_dms)
+
+
+async def _deliver(
+    services: Services, client: AsyncWebClient, team_id: str, inviter: str, room: Room, people: list[str], note: str
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Sends the invitation to each person, in their own language; says who was skipped and why."""
+    limit = asyncio.Semaphore(DM_CONCURRENCY)
+
+    async def one(person: str) -> str | None:
+        """None when sent, else the reason it was not."""
+        if person == inviter:
+            return "self"
+        async with limit:
+            profile = await _profile_or_none(client, services, team_id, person)
+            if profile is None:
+                return "unreachable"
+            if profile.is_bot:
+                return "bot"
+            if profile.deleted:
+                return "deactivated"
+            if not await services.once.claim("dm", room.id, person, ttl=SHARE_WINDOW):
+                return "already"
+            message = invitation(language_of(profile, services.default_language), room, services.room_site, inviter, note)
+            try:
+                opened = await client.conversations_open(users=person)
+                await client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
+            except SlackApiError as error:
+                log.warning("could not DM a person: %s", error.response.get("error"))
+                await services.once.release("dm", room.id, person)
+                return "unreachable"
+            return None
+
+    unique = list(dict.fromkeys(people))
+    reasons = await asyncio.gather(*(one(person) for person in unique))
+    sent = [person for person, reason in zip(unique, reasons) if reason is None]
+    skipped = [(person, reason) for person, reason in zip(unique, reasons) if reason is not None]
+    return sent, skipped
+
+
+async def _profile_or_none(client: AsyncWebClient, services: Services, team_id: str, user_id: str) -> Profile | None:
+    try:
+        return await load_profile(client, services.profiles, team_id, user_id)
+    except ProfileProblem:
+        return None
+
+
+def _channel_of(body: dict) -> str:
+    return (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
+
+
+def _link(room: Room, site: str) -> Mrkdwn:
+    url = room_link(room, site)
+    return link_mrkdwn(url) if url else Mrkdwn(room.slug)

@@ -1,0 +1,116 @@
+"""What sharing a room looks like: the invitation in a channel or a DM, and the send-by-DM modal."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from slack_sdk.models.blocks import (
+    Block,
+    ButtonElement,
+    ContextBlock,
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    PlainTextObject,
+    SectionBlock,
+    UserMultiSelectElement,
+)
+from slack_sdk.models.views import View
+
+from clients.room_models import Room
+from handlers.i18n import Mrkdwn, escape, text
+from handlers.room_messages import ACTION_OPEN, Message, level_sentence, link_mrkdwn, plain, room_link
+
+DM_MODAL = "room_send_dm_modal"
+PEOPLE_BLOCK, PEOPLE_ACTION = "people", "people"
+NOTE_BLOCK, NOTE_ACTION = "note", "note"
+MAX_PEOPLE = 20
+MAX_NOTE = 500
+
+
+def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -> Message:
+    """The message others read: who invites them, the Join button, the level and the dial-in."""
+    url = room_link(room, site)
+    headline = text(lang, "share.invitation", inviter=Mrkdwn(f"<@{inviter}>"))
+    lines = [f"*{headline}*"]
+    if url:
+        lines.append(link_mrkdwn(url))
+    if note:
+        lines.append("> " + escape(note).replace("\n", "\n> "))
+    details = [level_sentence(lang, room.access_level)]
+    telephony = room.telephony
+    if telephony and telephony.dial_in and telephony.pin_code:
+        details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=telephony.pin_code))
+    blocks: list[Block] = [
+        SectionBlock(
+            text=MarkdownTextObject(text="\n".join(lines)),
+            accessory=ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary") if url else None,
+        ),
+        ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]),
+    ]
+    return Message(text=f"{headline} {url or room.slug}", blocks=blocks)
+
+
+@dataclass(frozen=True)
+class DmTarget:
+    """Carried through the modal's `private_metadata`: ids only, nothing secret."""
+
+    room_id: str
+    channel_id: str
+
+    def dump(self) -> str:
+        return json.dumps({"room": self.room_id, "channel": self.channel_id})
+
+    @classmethod
+    def load(cls, metadata: str) -> "DmTarget":
+        data = json.loads(metadata or "{}")
+        return cls(room_id=str(data.get("room", "")), channel_id=str(data.get("channel", "")))
+
+
+def dm_modal(lang: str, target: DmTarget) -> View:
+    return View(
+        type="modal",
+        callback_id=DM_MODAL,
+        private_metadata=target.dump(),
+        title=PlainTextObject(text=text(lang, "dm.title")),
+        submit=PlainTextObject(text=text(lang, "dm.submit")),
+        close=PlainTextObject(text=text(lang, "dm.cancel")),
+        blocks=[
+            InputBlock(
+                block_id=PEOPLE_BLOCK,
+                label=text(lang, "dm.people_label"),
+                element=UserMultiSelectElement(action_id=PEOPLE_ACTION, max_selected_items=MAX_PEOPLE,
+                                               placeholder=text(lang, "dm.people_placeholder")),
+            ),
+            InputBlock(
+                block_id=NOTE_BLOCK,
+                label=text(lang, "dm.note_label"),
+                optional=True,
+                element=PlainTextInputElement(action_id=NOTE_ACTION, multiline=True, max_length=MAX_NOTE),
+            ),
+        ],
+    )
+
+
+def dm_progress(lang: str) -> View:
+    return _notice_view(lang, [SectionBlock(text=text(lang, "dm.sending"))])
+
+
+def dm_result(lang: str, sent: list[str], skipped: list[tuple[str, str]]) -> Message:
+    """Who received the link, and who did not and why."""
+    lines = [text(lang, "dm.sent", people=Mrkdwn(", ".join(f"<@{user}>" for user in sent)))] if sent else [text(lang, "dm.none_sent")]
+    lines += [text(lang, "dm.skipped", person=Mrkdwn(f"<@{user}>"), reason=text(lang, f"dm.reason.{reason}")) for user, reason in skipped]
+    return plain("\n".join(lines))
+
+
+def dm_outcome(lang: str, message: Message) -> View:
+    """The modal's last screen showing `message` (an outcome or an explanation)."""
+    return _notice_view(lang, list(message.blocks))
+
+
+def _notice_view(lang: str, blocks: list[Block]) -> View:
+    return View(type="modal", title=PlainTextObject(text=text(lang, "dm.title")),
+                close=PlainTextObject(text=text(lang, "dm.close")), blocks=blocks)
+
+
