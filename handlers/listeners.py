@@ -2,11 +2,14 @@
 
 from slack_bolt.async_app import AsyncApp
 
-from handlers import room_actions, room_command, share
+from handlers import dedupe, home, room_actions, room_command, share, unfurl
 from handlers.services import Services
 
 
 def register_listeners(app: AsyncApp, services: Services) -> None:
+    dedupe.register(app, services)  # middleware first: a re-delivered event reaches no listener
     room_command.register(app, services)
     room_actions.register(app, services)
     share.register(app, services)
+    home.register(app, services)
+    unfurl.register(app, services)

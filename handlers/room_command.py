@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -13,11 +11,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.room_models import AccessLevel
 from handlers.i18n import text
 from handlers.on_behalf import reply_for
-from handlers.room_messages import Message, help_message, room_list_message, room_message
+from handlers.room_messages import (
+    Message,
+    help_message,
+    room_list_message,
+    room_message,
+)
+from handlers.room_refs import read_room_ref
 from handlers.services import Services
-
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,13 @@ def parse(command_text: str) -> Request:
         try:
             return New(AccessLevel(args[0].lower()))
         except ValueError:
-            return Help("usage.bad_level", {"level": args[0]})
+            return Help("usage.bad_level", {"level": _quote(args[0])})
     if verb == "list" and len(args) <= 1:
         if not args:
             return List(1)
         if args[0].isdecimal() and int(args[0]) >= 1:
             return List(int(args[0]))
-        return Help("usage.bad_page", {"page": args[0]})
+        return Help("usage.bad_page", {"page": _quote(args[0])})
     if verb == "show":
         rest = command_text.strip()[len(words[0]) :].strip() if words else ""
         if rest.startswith("<") and rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
@@ -72,20 +73,19 @@ def parse(command_text: str) -> Request:
         return parse_room_ref(args[0])
     if verb == "help" and not args:
         return Help()
-    return Help("usage.unknown", {"words": command_text.strip()})
+    return Help("usage.unknown", {"words": _quote(command_text.strip())})
+
+
+def _quote(words: str, most: int = 80) -> str:
+    """What the person typed, short enough to repeat back inside Slack's 3000-character sections."""
+    return words if len(words) <= most else words[: most - 1] + "…"
 
 
 def parse_room_ref(raw: str) -> Show | Help:
-    """A room id, a room link (as typed, or as Slack wraps it: `<url>` / `<url|label>`), or a slug."""
-    ref = raw.strip().strip("<>").split("|")[0]
-    candidate = ref
-    if ref.lower().startswith(("http://", "https://")):
-        candidate = urlsplit(ref).path.rstrip("/").rpartition("/")[2]
-    if _UUID.match(candidate):
-        return Show(ref, room_id=candidate.lower())
-    if _SLUG.match(candidate):
-        return Show(ref, slug=candidate)
-    return Help("usage.bad_ref", {"ref": ref})
+    ref = read_room_ref(raw)
+    if ref is None:
+        return Help("usage.bad_ref", {"ref": _quote(raw.strip().strip("<>").split("|")[0])})
+    return Show(ref.text, room_id=ref.room_id, slug=ref.slug)
 
 
 def register(app: AsyncApp, services: Services) -> None:

@@ -41,4 +41,16 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
     assert command["command"] == "/room"
     assert command["url"].endswith("/slack/events")
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": command["url"]}
-    assert {"commands", "users:read", "users:read.email"} <= set(manifest["oauth_config"]["scopes"]["bot"])
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
+        "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read", "users:read.email"}
+    events = manifest["settings"]["event_subscriptions"]
+    assert events["request_url"] == command["url"]
+    assert set(events["bot_events"]) == {"app_home_opened", "link_shared"}
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+
+
+def test_manifest_unfurls_the_domain_of_the_room_links(manifest: dict):
+    from tests.fakes.meet import FakeMeet
+
+    room_host = FakeMeet().room_base_url.removeprefix("https://")  # the host of the links the service returns
+    assert manifest["features"]["unfurl_domains"] == [room_host]

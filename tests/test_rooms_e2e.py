@@ -108,6 +108,11 @@ async def test_help_and_usage(bot, alice):
     assert "neither a room id nor a room link" in text_of(await bot.reply("show hello"))
 
 
+async def test_very_long_typed_text_still_gets_an_answer(bot, alice):
+    words = text_of(await bot.reply("dance " + "x" * 3900))
+    assert "I don't know `dance xxx" in words and "…`" in words
+
+
 async def test_typed_text_is_escaped_in_replies(bot, alice):
     words = text_of(await bot.reply("new <!channel>&"))
     assert "&lt;!channel&gt;&amp;" in words

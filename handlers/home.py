@@ -1,0 +1,51 @@
+"""App Home: `app_home_opened` publishes the person's rooms; its control creates a room."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.room_models import AccessLevel, RoomPage
+from handlers.home_messages import HOME_NEW_ROOM, home_view
+from handlers.on_behalf import run_for
+from handlers.room_messages import Message, room_message
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def home_opened(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        if event.get("tab") == "home":
+            await publish_home(services, client, context.team_id or "", event["user"])
+
+    async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:
+        await ack()
+        level = AccessLevel((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
+        await publish_home(services, client, body["team"]["id"], body["user"]["id"], create=level)
+
+    app.event("app_home_opened")(home_opened)
+    app.action(HOME_NEW_ROOM)(new_room)
+
+
+async def publish_home(
+    services: Services, client: AsyncWebClient, team_id: str, user_id: str, *, create: AccessLevel | None = None
+) -> None:
+    """Rooms and the optional new room's card on success; the explanation instead on failure."""
+    rooms: list[RoomPage] = []
+
+    async def work(email: str, lang: str) -> Message | None:
+        created = await services.rooms.create(email, create) if create is not None else None
+        rooms.append(await services.rooms.list(email, 1))
+        return room_message(lang, created, services.room_site, created=True, in_conversation=False) if created else None
+
+    lang, notice = await run_for(services, client, team_id=team_id, user_id=user_id,
+                                 name="home_new" if create else "home", work=work)
+    view = home_view(lang, rooms[0] if rooms else None, services.room_site, notice)
+    try:
+        await client.views_publish(user_id=user_id, view=view)
+    except SlackApiError as error:
+        log.warning("views.publish failed: %s", error.response.get("error"))

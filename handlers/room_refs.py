@@ -1,0 +1,30 @@
+"""How people name a room: its id, its link (as typed or as Slack wraps it), or its slug."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
+
+
+@dataclass(frozen=True)
+class RoomRef:
+    text: str  # what the person wrote, unwrapped
+    room_id: str | None = None
+    slug: str | None = None
+
+
+def read_room_ref(raw: str) -> RoomRef | None:
+    """`<url>`, `<url|label>`, a bare URL, a UUID or a slug; None when it is none of these."""
+    ref = raw.strip().strip("<>").split("|")[0]
+    candidate = ref
+    if ref.lower().startswith(("http://", "https://")):
+        candidate = urlsplit(ref).path.rstrip("/").rpartition("/")[2]
+    if _UUID.match(candidate):
+        return RoomRef(ref, room_id=candidate.lower())
+    if _SLUG.match(candidate):
+        return RoomRef(ref, slug=candidate)
+    return None

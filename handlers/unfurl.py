@@ -1,0 +1,67 @@
+"""Link previews for room links pasted in a conversation (`link_shared` → `chat.unfurl`).
+
+The person who pasted the link sees the room's details when the room service lets them see it
+(their delegated token); everyone else's pastes get a plain "video room — Join" preview, so a
+preview never reveals a room to someone who could not look it up.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.room_errors import RoomServiceError
+from clients.room_models import Room
+from handlers.i18n import text
+from handlers.on_behalf import run_for
+from handlers.room_messages import ACTION_OPEN, level_sentence
+from handlers.room_refs import read_room_ref
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def link_shared(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        links = {link["url"]: ref for link in event.get("links", []) if (ref := read_room_ref(link.get("url", "")))}
+        if not links:
+            return
+        rooms: dict[str, Room] = {}
+
+        async def work(email: str, lang: str) -> None:
+            for url, ref in links.items():
+                try:
+                    rooms[url] = await (services.rooms.get(email, ref.room_id) if ref.room_id
+                                        else services.rooms.find_by_slug(email, ref.slug or ""))
+                except RoomServiceError:
+                    pass  # not theirs, unknown or unreachable: the plain preview will do
+
+        lang, _ = await run_for(services, client, team_id=context.team_id or "", user_id=event.get("user", ""),
+                                name="unfurl", work=work)
+        unfurls = {url: preview(lang, url, rooms.get(url)) for url in links}
+        target = ({"unfurl_id": event["unfurl_id"], "source": event["source"]} if event.get("unfurl_id")
+                  else {"channel": event.get("channel"), "ts": event.get("message_ts")})
+        try:
+            await client.chat_unfurl(unfurls=unfurls, **target)
+        except SlackApiError as error:
+            log.warning("chat.unfurl failed: %s", error.response.get("error"))
+
+    app.event("link_shared")(link_shared)
+
+
+def preview(lang: str, url: str, room: Room | None) -> dict:
+    join = ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary")
+    if room is None:
+        return {"blocks": [SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
+    details = [level_sentence(lang, room.access_level)]
+    telephony = room.telephony
+    if telephony and telephony.dial_in and telephony.pin_code:
+        details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=telephony.pin_code))
+    return {"blocks": [
+        SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'room.title', name=room.slug)}*"), accessory=join).to_dict(),
+        ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]).to_dict(),
+    ]}

@@ -1,0 +1,77 @@
+"""Both languages say everything, with the same placeholders; messages stay inside Slack's limits."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from clients.room_models import Room, RoomPage, Telephony
+from handlers.home_messages import home_view
+from handlers.i18n import LANGUAGES, catalog, language_for, text
+from handlers.room_messages import help_message, room_list_message, room_message
+from handlers.share_messages import DmTarget, dm_modal, dm_result, invitation
+
+HANDLERS = Path(__file__).resolve().parents[1] / "handlers"
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_french_and_english_cover_the_same_keys_with_the_same_placeholders():
+    french, english = catalog("fr"), catalog("en")
+    assert set(french) == set(english)
+    mismatched = {key for key in french if placeholders(french[key]) != placeholders(english[key])}
+    assert mismatched == set()
+
+
+def test_every_key_the_code_names_exists():
+    named = set()
+    for source in HANDLERS.glob("*.py"):
+        named |= set(re.findall(r'text\(\s*lang,\s*"([\w.]+)"', source.read_text()))
+        named |= set(re.findall(r'"((?:usage|error)\.[\w.]+)"', source.read_text()))
+    named |= {f"{prefix}.{level}" for prefix in ("level", "level_short") for level in ("public", "trusted", "restricted")}
+    named |= {f"dm.reason.{reason}" for reason in ("self", "bot", "deactivated", "already", "unreachable")}
+    assert len(named) > 40
+    assert named - set(catalog("en")) == set()
+
+
+@pytest.mark.parametrize(("locale", "expected"), [("fr-FR", "fr"), ("fr-CA", "fr"), ("en-US", "en"), ("en-GB", "en"),
+                                                   ("de-DE", "fr"), (None, "fr"), ("", "fr")])
+def test_language_follows_the_slack_locale_with_the_configured_default(locale, expected):
+    assert language_for(locale, "fr") == expected
+    assert language_for("ja-JP", "en") == "en"
+
+
+def test_person_and_service_text_is_escaped():
+    assert text("en", "usage.unknown", words="<@U1> & <!here>") == "I don't know `&lt;@U1&gt; &amp; &lt;!here&gt;`. Here is what I can do:"
+
+
+def _room(index: int = 0, slug: str | None = None) -> Room:
+    slug = slug or f"{'x' * 60}-{index:04d}"
+    return Room(id=f"00000000-0000-4000-8000-{index:012d}", slug=slug, access_level="restricted",
+                url=f"https://visio.example.gouv.fr/{slug}",
+                telephony=Telephony(enabled=True, phone_number="+33 1 85 14 90 00", pin_code="0123456789"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_largest_messages_pass_slack_sdk_validation_and_block_caps(lang):
+    page = RoomPage(count=9999, next="https://x/rooms/?page=3", previous="https://x/rooms/", results=[_room(i) for i in range(20)])
+    messages = [
+        room_message(lang, _room(slug="<b>&" * 40), "https://visio", created=True),
+        room_list_message(lang, page, 2, "https://visio"),
+        help_message(lang, text(lang, "usage.unknown", words="w" * 2000)),
+        invitation(lang, _room(), "https://visio", "U0ALICE", note="n" * 500),
+        dm_result(lang, [f"U{i:010d}" for i in range(10)], [(f"U{i:010d}", "unreachable") for i in range(10)]),
+    ]
+    for message in messages:
+        payload = message.payload()  # to_dict() raises SlackObjectFormationError past a limit
+        assert len(payload["blocks"]) <= 50
+        assert all(len(b.get("text", {}).get("text", "")) <= 3000 for b in payload["blocks"])
+    home = home_view(lang, page, "https://visio", messages[0])
+    assert len(home.to_dict()["blocks"]) <= 100
+    modal = dm_modal(lang, DmTarget("00000000-0000-4000-8000-000000000000", "C0CHAN")).to_dict()
+    assert len(modal["title"]["text"]) <= 24 and len(modal["private_metadata"]) <= 3000
