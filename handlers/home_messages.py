@@ -17,7 +17,14 @@ from slack_sdk.models.views import View
 
 from clients.room_models import AccessLevel, RoomPage
 from handlers.i18n import Mrkdwn, escape, text
-from handlers.room_messages import ACTION_OPEN, MAX_BLOCKS, Message, level_word, link_mrkdwn, room_link
+from handlers.room_messages import (
+    ACTION_OPEN,
+    MAX_BLOCKS,
+    Message,
+    level_word,
+    link_mrkdwn,
+    room_link,
+)
 
 HOME_NEW_ROOM = "home_new_room"
 MAX_VIEW_BLOCKS = 100

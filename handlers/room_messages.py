@@ -62,15 +62,21 @@ def level_word(lang: str, level: str) -> str:
     return text(lang, f"level_short.{level}") if level in AccessLevel.__members__.values() else escape(level)
 
 
+def room_details(lang: str, room: Room) -> list[str]:
+    """The access level in words, then the dial-in number and PIN when the room can be joined by phone."""
+    details = [level_sentence(lang, room.access_level)]
+    telephony = room.telephony
+    if telephony and telephony.dial_in and telephony.pin_code:
+        details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=_spaced(telephony.pin_code)))
+    return details
+
+
 def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversation: bool = True) -> Message:
     """`in_conversation` is False where there is no channel to share into (the Home tab)."""
     url = room_link(room, site)
     title = text(lang, "room.ready") if created else text(lang, "room.title", name=room.slug)
     lines = [text(lang, "room.link", link=link_mrkdwn(url)) if url else text(lang, "room.no_link", slug=room.slug)]
-    lines.append(level_sentence(lang, room.access_level))
-    telephony = room.telephony
-    if telephony and telephony.dial_in and telephony.pin_code:
-        lines.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=_spaced(telephony.pin_code)))
+    lines += room_details(lang, room)
     buttons = [ButtonElement(text=text(lang, "button.send_dm"), action_id=ACTION_SEND_DM, value=room.id)]
     if in_conversation:
         buttons.insert(0, ButtonElement(text=text(lang, "button.share_channel"), action_id=ACTION_SHARE_CHANNEL, value=room.id))

@@ -18,7 +18,14 @@ from clients.room_models import Room
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
-from handlers.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, Message, link_mrkdwn, plain, room_link
+from handlers.room_messages import (
+    ACTION_SEND_DM,
+    ACTION_SHARE_CHANNEL,
+    Message,
+    link_mrkdwn,
+    plain,
+    room_link,
+)
 from handlers.services import Services
 from handlers.share_messages import (
     DM_MODAL,

@@ -20,7 +20,14 @@ from slack_sdk.models.views import View
 
 from clients.room_models import Room
 from handlers.i18n import Mrkdwn, escape, text
-from handlers.room_messages import ACTION_OPEN, Message, level_sentence, link_mrkdwn, plain, room_link
+from handlers.room_messages import (
+    ACTION_OPEN,
+    Message,
+    link_mrkdwn,
+    plain,
+    room_details,
+    room_link,
+)
 
 DM_MODAL = "room_send_dm_modal"
 PEOPLE_BLOCK, PEOPLE_ACTION = "people", "people"
@@ -38,10 +45,7 @@ def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -
         lines.append(link_mrkdwn(url))
     if note:
         lines.append("> " + escape(note).replace("\n", "\n> "))
-    details = [level_sentence(lang, room.access_level)]
-    telephony = room.telephony
-    if telephony and telephony.dial_in and telephony.pin_code:
-        details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=telephony.pin_code))
+    details = room_details(lang, room)
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(text="\n".join(lines)),

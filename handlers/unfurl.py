@@ -11,14 +11,19 @@ import logging
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    ButtonElement,
+    ContextBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_errors import RoomServiceError
 from clients.room_models import Room
 from handlers.i18n import text
 from handlers.on_behalf import run_for
-from handlers.room_messages import ACTION_OPEN, level_sentence
+from handlers.room_messages import ACTION_OPEN, room_details
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
 
@@ -57,10 +62,7 @@ def preview(lang: str, url: str, room: Room | None) -> dict:
     join = ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary")
     if room is None:
         return {"blocks": [SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
-    details = [level_sentence(lang, room.access_level)]
-    telephony = room.telephony
-    if telephony and telephony.dial_in and telephony.pin_code:
-        details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=telephony.pin_code))
+    details = room_details(lang, room)
     return {"blocks": [
         SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'room.title', name=room.slug)}*"), accessory=join).to_dict(),
         ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]).to_dict(),

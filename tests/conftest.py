@@ -20,7 +20,12 @@ from clients.rooms import RoomService
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import SIGNING_SECRET, action_body, command_body, signed_headers
+from tests.slack_requests import (
+    SIGNING_SECRET,
+    action_body,
+    command_body,
+    signed_headers,
+)
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 
@@ -176,3 +181,9 @@ def text_of(reply: dict) -> str:
 
     walk(reply.get("blocks", []))
     return "\n".join(parts)
+
+
+def readable_pin(room: dict) -> str:
+    """A 10-digit PIN as people read it in the bot's messages: `0123 4567 89`."""
+    pin = room["telephony"]["pin_code"]
+    return f"{pin[:4]} {pin[4:8]} {pin[8:]}"

@@ -42,34 +42,38 @@ def command_body(text: str, user_id: str, response_url: str, *, command: str = "
     })
 
 
-def action_body(action_id: str, value: str, user_id: str, response_url: str, *, channel: str = "C0CHAN") -> str:
+def _interaction(kind: str, user_id: str, **fields: object) -> str:
+    """An interactivity payload as Slack posts it: form-encoded JSON under `payload`."""
     payload = {
-        "type": "block_actions",
+        "type": kind,
         "team": {"id": TEAM, "domain": "example"},
         "user": {"id": user_id, "username": user_id.lower(), "team_id": TEAM},
         "api_app_id": "A0APP",
         "token": "legacy-verification-token",
-        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": channel, "is_ephemeral": True},
         "trigger_id": "13345224609.738474920.8088930838d88f008e0",
-        "channel": {"id": channel, "name": "general"},
-        "response_url": response_url,
-        "actions": [{"action_id": action_id, "block_id": "b1", "type": "button", "value": value, "action_ts": "1700000001.000200"}],
+        **fields,
     }
     return urlencode({"payload": json.dumps(payload)})
+
+
+def action_body(action_id: str, value: str, user_id: str, response_url: str, *, channel: str = "C0CHAN") -> str:
+    return _interaction(
+        "block_actions",
+        user_id,
+        container={"type": "message", "message_ts": "1700000000.000100", "channel_id": channel, "is_ephemeral": True},
+        channel={"id": channel, "name": "general"},
+        response_url=response_url,
+        actions=[{"action_id": action_id, "block_id": "b1", "type": "button", "value": value, "action_ts": "1700000001.000200"}],
+    )
 
 
 def view_submission_body(callback_id: str, values: dict, private_metadata: str, user_id: str, view_id: str = "V0MODAL") -> str:
-    payload = {
-        "type": "view_submission",
-        "team": {"id": TEAM, "domain": "example"},
-        "user": {"id": user_id, "username": user_id.lower(), "team_id": TEAM},
-        "api_app_id": "A0APP",
-        "token": "legacy-verification-token",
-        "trigger_id": "13345224609.738474920.8088930838d88f008e1",
-        "view": {"id": view_id, "type": "modal", "callback_id": callback_id, "private_metadata": private_metadata,
-                 "state": {"values": values}, "hash": "156772938.1827394", "team_id": TEAM, "app_id": "A0APP"},
-    }
-    return urlencode({"payload": json.dumps(payload)})
+    return _interaction(
+        "view_submission",
+        user_id,
+        view={"id": view_id, "type": "modal", "callback_id": callback_id, "private_metadata": private_metadata,
+              "state": {"values": values}, "hash": "156772938.1827394", "team_id": TEAM, "app_id": "A0APP"},
+    )
 
 
 def event_body(event: dict, *, event_id: str = "Ev0001") -> str:

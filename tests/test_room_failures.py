@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import Fault, FakeMeet
+from tests.fakes.meet import FakeMeet, Fault
 from tests.fakes.slack import FakeSlack
 
 ROOMS = "/external-api/v1.0/rooms/"

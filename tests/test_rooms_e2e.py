@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import text_of
+from tests.conftest import readable_pin, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
@@ -18,8 +18,7 @@ async def test_new_restricted_room_replies_privately_with_link_level_dial_in_and
     assert room["url"] in words
     assert "only people you admit" in words.lower()
     assert "+33 1 85 14 90 00" in words
-    pin = room["telephony"]["pin_code"]
-    assert f"{pin[:4]} {pin[4:8]} {pin[8:]}" in words
+    assert readable_pin(room) in words
     buttons = {e["action_id"]: e for b in reply["blocks"] if b["type"] == "actions" for e in b["elements"]}
     assert buttons["room_share_channel"]["value"] == room["id"]
     assert buttons["room_send_dm"]["value"] == room["id"]
