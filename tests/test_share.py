@@ -144,3 +144,13 @@ async def test_modal_refuses_an_empty_or_oversized_choice(bot, slack: FakeSlack,
         assert response.json()["response_action"] == "errors"
         assert "between 1 and 20" in response.json()["errors"]["people"]
     assert slack.called("conversations.open") == []
+
+
+async def test_rate_limited_slack_calls_are_retried_after_retry_after(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="en-GB")
+    slack.rate_limited = {"conversations.open": 1, "chat.postMessage": 1}
+    room = meet.add_room(alice)
+    modal = await open_modal(bot, room["id"])
+    await submit(bot, modal, ["U0BOB"])
+    assert len(slack.posted("DU0BOB")) == 1
+    assert len(slack.called("conversations.open")) == 2  # the 429, then the retry
