@@ -40,6 +40,7 @@ class Settings(BaseSettings):
     digest_demarches: Annotated[list[int], NoDecode] = Field(default_factory=list)
     digest_time: dt.time = dt.time(9, 0)
     digest_timezone: str = "Europe/Paris"
+    ds_requests_per_minute: int = Field(default=400, ge=1)  # the service allows 400 per token
 
     albert_api_url: AnyHttpUrl = AnyHttpUrl("https://albert.api.etalab.gouv.fr")
     albert_api_key: SecretStr | None = None
@@ -93,6 +94,14 @@ class Settings(BaseSettings):
         return value.upper() if isinstance(value, str) else value
 
     @property
+    def digest_enabled(self) -> bool:
+        return bool(self.digest_channel and self.digest_demarches and self.ds_api_token)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.digest_timezone)
+
+    @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
 
@@ -100,7 +109,7 @@ class Settings(BaseSettings):
         """Stop with the first of `names` that is unset, in the order given."""
         for name in names:
             value = getattr(self, name)
-            if value is None or (isinstance(value, SecretStr) and not value.get_secret_value()):
+            if not value or (isinstance(value, SecretStr) and not value.get_secret_value()):
                 raise ConfigError(f"{name.upper()} is not set: {_PURPOSE[name]}")
 
     def require_for_serve(self) -> None:
@@ -117,6 +126,8 @@ _PURPOSE = {
     "meet_client_id": "the room service application id is needed for /room",
     "meet_client_secret": "the room service application secret is needed for /room",
     "ds_api_token": "the dossier service token is needed for the digest",
+    "digest_channel": "the Slack channel id the digest goes to is needed to post it",
+    "digest_demarches": "the comma-separated démarche numbers the digest reports on",
 }
 
 

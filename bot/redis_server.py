@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -36,6 +37,15 @@ class EmbeddedRedis:
     @property
     def url(self) -> str:
         return f"unix://{self.socket}"
+
+    def serving(self) -> bool:
+        """Whether another process already runs the server of this folder."""
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(self.socket))
+            except OSError:
+                return False
+        return True
 
     def start(self, timeout: float = 10.0) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -82,8 +92,11 @@ async def open_redis(url: str | None, folder: Path) -> AsyncIterator[aioredis.Re
     embedded = None
     if url is None:
         embedded = EmbeddedRedis(folder / "redis")
-        await asyncio.to_thread(embedded.start)
-        url = embedded.url
+        if embedded.serving():  # e.g. `python -m bot digest` next to a running `serve`
+            url, embedded = embedded.url, None
+        else:
+            await asyncio.to_thread(embedded.start)
+            url = embedded.url
     client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=2.0, socket_connect_timeout=2.0)
     try:
         yield client

@@ -8,6 +8,7 @@ stops taking requests, lets running listeners finish, closes the clients and exi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 
@@ -22,6 +23,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.config import Settings
+from bot.digest import digest_job
+from bot.scheduler import run_daily
 from bot.wiring import Runtime, running
 
 log = logging.getLogger(__name__)
@@ -62,7 +65,13 @@ async def serve(settings: Settings) -> None:
     # place that re-raise is harmless, so we still drain, close and exit 0.
     for stop in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop, lambda signum, frame: None)
-    async with running(settings) as runtime:
+    async with running(settings) as runtime, contextlib.AsyncExitStack() as stack:
+        stop = asyncio.Event()
+        scheduler = None
+        if settings.digest_enabled:
+            job = await stack.enter_async_context(digest_job(settings, runtime.redis, runtime.app.client))
+            scheduler = asyncio.create_task(run_daily(job.run, settings.digest_time, settings.zone, stop))
+            log.info("daily digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
         web = create_web_app(runtime, slack_events=not settings.socket_mode)
         server = uvicorn.Server(
             uvicorn.Config(web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3)
@@ -75,7 +84,11 @@ async def serve(settings: Settings) -> None:
         try:
             await server.serve()
         finally:
+            stop.set()
             if socket_mode is not None:
                 await socket_mode.close_async()
             await runtime.tasks.drain(DRAIN_SECONDS)
+            if scheduler is not None:  # a digest in progress is cut; its lock frees the day for a retry
+                scheduler.cancel()
+                await asyncio.gather(scheduler, return_exceptions=True)
     log.info("stopped")

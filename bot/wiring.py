@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -46,12 +47,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
         request_verification_enabled=not settings.socket_mode,
     )
     # Bolt builds its client from the token (handing it one of ours makes it warn at every start
-    # when SLACK_BOT_TOKEN is in the environment); per-request clients copy these two settings.
-    app.client.base_url = str(settings.slack_api_url)
-    app.client.retry_handlers = [
-        AsyncConnectionErrorRetryHandler(max_retry_count=2),
-        AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-    ]
+    # when SLACK_BOT_TOKEN is in the environment); per-request clients copy its settings.
+    configure_slack_client(app.client, settings)
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     services = Services(
@@ -63,6 +60,16 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
     )
     register_listeners(app, services)
     return Runtime(app=app, redis=redis, tasks=tasks)
+
+
+def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:
+    """SLACK_API_URL, and retries on connection errors and on 429 after Retry-After."""
+    client.base_url = str(settings.slack_api_url)
+    client.retry_handlers = [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+    ]
+    return client
 
 
 @contextlib.asynccontextmanager

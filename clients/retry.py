@@ -1,8 +1,8 @@
 """The one retry policy every outside-service client sends its requests through.
 
 Rules (from the services' real behaviour, see the reference notes):
-- 429: wait `Retry-After` (seconds or HTTP date), else the `x-ratelimit-reset-*` durations,
-  else exponential backoff with full jitter; a request rejected with 429 was not processed,
+- 429: wait `Retry-After` (seconds or HTTP date), else the `x-ratelimit-reset-*` durations or
+  the `RateLimit-Reset` instant, else exponential backoff with full jitter; a request rejected with 429 was not processed,
   so it is retried even when it is not idempotent;
 - 503: `Retry-After` when present, else backoff; 500/502/504 and read errors: backoff —
   only for idempotent requests, since the server may have acted already;
@@ -86,7 +86,7 @@ class RetryPolicy:
         """What the server asked for when it said, else backoff."""
         asked = retry_after(response, self.wall_clock())
         if asked is None and response.status_code == 429:
-            asked = ratelimit_reset(response)
+            asked = ratelimit_reset(response, self.wall_clock())
         return asked if asked is not None else self.backoff(attempt)
 
     def backoff(self, attempt: int) -> float:
@@ -108,13 +108,20 @@ def retry_after(response: httpx.Response, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
-def ratelimit_reset(response: httpx.Response) -> float | None:
-    """The longest of the `x-ratelimit-reset-*` durations (`"45s"`, `"1m30s"`, `"1h2m3s"`)."""
-    waits = [
-        seconds
-        for name, value in response.headers.items()
-        if name.lower().startswith("x-ratelimit-reset") and (seconds := parse_duration(value)) is not None
-    ]
+def ratelimit_reset(response: httpx.Response, now: float) -> float | None:
+    """When the server says its limit resets.
+
+    `x-ratelimit-reset-*` hold durations (`"45s"`, `"1m30s"`; the inference service);
+    `RateLimit-Reset` holds the absolute Unix time the window ends (the dossier service), or a
+    delta on servers that follow the IETF draft — a small value cannot be an epoch.
+    """
+    waits = []
+    for name, value in response.headers.items():
+        name = name.lower()
+        if name.startswith("x-ratelimit-reset") and (seconds := parse_duration(value)) is not None:
+            waits.append(seconds)
+        elif name == "ratelimit-reset" and (seconds := parse_duration(value)) is not None:
+            waits.append(max(0.0, seconds - now) if seconds > 1_000_000_000 else seconds)
     return max(waits) if waits else None
 
 

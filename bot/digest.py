@@ -1,0 +1,110 @@
+"""The daily digest job: count each configured démarche, post one digest per day, remember it.
+
+Several bot processes may run it: a Redis lock per day and a mark per posted part make sure
+one digest goes out per day, each part once, even when a run is retried after a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+import redis.asyncio as aioredis
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from clients.digest_store import DigestStore
+from clients.dossier_counts import DossierCounter, Progress
+from clients.dossier_errors import DossierConfigError, DossierServiceError
+from clients.dossiers import DossierService
+from clients.rate_limit import RateLimiter
+from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, failure_reason
+from handlers.digest_post import post_parts
+
+log = logging.getLogger(__name__)
+
+TREND_DAYS = 14
+
+
+class Outcome(StrEnum):
+    POSTED = "posted"
+    ALREADY_POSTED = "already posted today"
+    BUSY = "another process is posting it"
+
+
+@dataclass
+class Digest:
+    lines: list[DigestLine]
+    failures: list[DigestFailure]
+
+
+@dataclass
+class DigestJob:
+    settings: Settings
+    store: DigestStore
+    counter: DossierCounter
+    slack: AsyncWebClient | None
+
+    async def compute(self, day: dt.date, progress_for: Callable[[int], Progress] | None = None) -> Digest:
+        """Counts the démarches one after the other (they share one rate limit); failures are kept aside."""
+        digest = Digest([], [])
+        for number in self.settings.digest_demarches:
+            previous = await self.store.previous(number)
+            try:
+                counts = await self.counter.count(number, since=previous.at if previous else None,
+                                                  progress=progress_for(number) if progress_for else None)
+            except DossierServiceError as error:
+                level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
+                log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
+                digest.failures.append(DigestFailure(number, failure_reason(error)))
+                continue
+            history = (await self.store.history(number, day, TREND_DAYS))[:-1] + [counts.total]
+            digest.lines.append(DigestLine(counts, previous, history))
+        return digest
+
+    async def run(self, day: dt.date, *, force: bool = False, progress_for: Callable[[int], Progress] | None = None) -> Outcome:
+        """Posts `day`'s digest unless it went out already (`force` posts it again)."""
+        assert self.slack is not None and self.settings.digest_channel
+        if not force and await self.store.is_posted(day):
+            return Outcome.ALREADY_POSTED
+        lock = self.store.day_lock(day)
+        if not await lock.acquire():
+            return Outcome.BUSY
+        try:
+            if not force and await self.store.is_posted(day):
+                return Outcome.ALREADY_POSTED
+            digest = await self.compute(day, progress_for)
+            messages = digest_messages(self.settings.default_language, day, digest.lines, digest.failures)
+            run = f"forced-{uuid.uuid4().hex[:8]}" if force else "daily"
+            await post_parts(
+                self.slack,
+                self.settings.digest_channel,
+                messages,
+                already_posted=lambda part: self.store.is_posted(day, f"{run}-{part}"),
+                mark_posted=lambda part: self.store.mark_posted(day, f"{run}-{part}"),
+            )
+            for line in digest.lines:
+                await self.store.record(line.counts, day)
+            await self.store.mark_posted(day)
+            log.info("digest of %s posted: %d démarche(s), %d failed", day, len(digest.lines), len(digest.failures))
+            return Outcome.POSTED
+        finally:
+            with contextlib.suppress(Exception):  # expired meanwhile: nothing left to release
+                await lock.release()
+
+
+@contextlib.asynccontextmanager
+async def digest_job(settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None) -> AsyncIterator[DigestJob]:
+    settings.require("ds_api_token")
+    assert settings.ds_api_token is not None
+    service = DossierService(str(settings.ds_api_url), settings.ds_api_token,
+                             limiter=RateLimiter(settings.ds_requests_per_minute))
+    try:
+        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack)
+    finally:
+        await service.aclose()

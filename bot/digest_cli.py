@@ -1,0 +1,81 @@
+"""`python -m bot digest [--force] [--dry-run]`: today's digest from a terminal or a cron job."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import sys
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.digest import Digest, digest_job
+from bot.redis_server import open_redis
+from bot.wiring import configure_slack_client
+from clients.dossier_counts import STATES
+from handlers.digest_messages import sparkline
+from handlers.digest_post import DigestNotPosted
+from handlers.i18n import text
+
+
+async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool) -> int:
+    settings.require("ds_api_token", "digest_demarches")
+    if not dry_run:
+        settings.require("slack_bot_token", "digest_channel")
+    slack = None
+    if not dry_run and settings.slack_bot_token is not None:
+        slack = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    day = dt.datetime.now(settings.zone).date()
+    async with open_redis(redis_url, settings.data_dir) as redis, digest_job(settings, redis, slack) as job:
+        with _progress() as progress_for:
+            if dry_run:
+                digest = await job.compute(day, progress_for)
+            else:
+                try:
+                    outcome = await job.run(day, force=force, progress_for=progress_for)
+                except DigestNotPosted as error:
+                    print(f"roombot: {error}", file=sys.stderr)
+                    return 1
+    if dry_run:
+        _print_table(settings.default_language, day, digest)
+    else:
+        print(f"digest of {day}: {outcome}")
+    return 0
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[int], Callable[[int, int], None]] | None]:
+    """A progress bar per démarche on a terminal (pages fetched, dossiers counted); nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    columns = (TextColumn("démarche {task.fields[demarche]}"), BarColumn(),
+               TextColumn("{task.fields[pages]} pages · {task.fields[dossiers]} dossiers"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+
+        def for_demarche(number: int) -> Callable[[int, int], None]:
+            task = progress.add_task("", total=None, demarche=number, pages=0, dossiers=0)
+            return lambda pages, dossiers: progress.update(task, pages=pages, dossiers=dossiers)
+
+        yield for_demarche
+
+
+def _print_table(lang: str, day: dt.date, digest: Digest) -> None:
+    table = Table(title=text(lang, "digest.title", date=day.isoformat()))
+    for heading in ("n°", "démarche", "total", *(text(lang, f"state.{s}") for s in STATES), "Δ", "new", "trend"):
+        table.add_column(heading, justify="right" if heading not in ("démarche", "trend") else "left")
+    for line in digest.lines:
+        counts, previous = line.counts, line.previous
+        table.add_row(
+            str(counts.number), counts.title, str(counts.total), *(str(counts.by_state.get(s, 0)) for s in STATES),
+            f"{counts.total - previous.total:+d}" if previous else "", str(counts.deposited_since) if previous else "",
+            sparkline(line.history),
+        )
+    for failure in digest.failures:
+        table.add_row(str(failure.number), text(lang, f"digest.reason.{failure.reason}"), *[""] * (len(STATES) + 4))
+    Console().print(table)

@@ -1,0 +1,150 @@
+"""Dossier counts per démarche, total and per state, kept up to date incrementally.
+
+The first run walks every dossier once and stores each one's state in a Redis hash, plus a
+watermark (when that walk started). Later runs fetch only the dossiers updated since the
+watermark (minus an overlap, for clock skew and in-flight updates) and the ones deleted since,
+apply them to the hash and count the hash: the same result as a full walk, for a fraction of the
+requests. A full walk happens again when the stored data is missing or older than a week.
+
+Keys share a `{démarche}` hash tag, so a Redis Cluster keeps them in one slot (RENAME needs it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import redis.asyncio as aioredis
+
+from clients.dossiers import DossierService, Page
+from clients.keys import key
+
+STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
+
+Progress = Callable[[int, int], None]  # (pages fetched, dossiers seen) so far
+
+
+@dataclass
+class DemarcheCounts:
+    number: int
+    title: str
+    by_state: dict[str, int]
+    deposited_since: int  # dossiers deposited since the `since` instant given to count()
+    full_walk: bool
+    requests: int = 0
+    counted_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_state.values())
+
+
+class DossierCounter:
+    def __init__(
+        self,
+        service: DossierService,
+        redis: aioredis.Redis,
+        *,
+        overlap: dt.timedelta = dt.timedelta(minutes=15),
+        full_every: dt.timedelta = dt.timedelta(days=7),
+        now: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self._service = service
+        self._redis = redis
+        self._overlap = overlap
+        self._full_every = full_every
+        self._now = now or (lambda: dt.datetime.now(dt.UTC))
+
+    async def count(self, demarche: int, *, since: dt.datetime | None, progress: Progress | None = None) -> DemarcheCounts:
+        """`since`: count the dossiers deposited from then on (the previous digest), if any."""
+        meta = await self._meta(demarche)
+        started = self._now()
+        before = self._service.requests
+        stale = meta is None or started - dt.datetime.fromisoformat(meta["full_at"]) > self._full_every
+        if stale or not await self._redis.exists(_states(demarche)):
+            counts = await self._full(demarche, since, progress)
+            meta = {"full_at": started.isoformat()}
+        else:
+            watermark = dt.datetime.fromisoformat(meta["watermark"]) - self._overlap
+            counts = await self._incremental(demarche, watermark, since, progress)
+        meta |= {"watermark": started.isoformat(), "title": counts.title}
+        await self._redis.set(_meta(demarche), json.dumps(meta))
+        counts.requests = self._service.requests - before
+        counts.counted_at = started
+        return counts
+
+    async def forget(self, demarche: int) -> None:
+        await self._redis.delete(_states(demarche), _meta(demarche))
+
+    async def _full(self, demarche: int, since: dt.datetime | None, progress: Progress | None) -> DemarcheCounts:
+        fresh = _states(demarche) + ":new"
+        await self._redis.delete(fresh)
+        tally: Counter[str] = Counter()
+        walk = _Walk(since, progress)
+        async for page in self._service.pages("getDemarche", demarche):
+            walk.take(page)
+            tally.update(node.state for node in page.nodes)
+            if page.nodes:
+                await self._redis.hset(fresh, mapping={str(node.number): node.state for node in page.nodes})
+        if tally:
+            await self._redis.rename(fresh, _states(demarche))
+        else:
+            await self._redis.delete(_states(demarche))
+        return walk.result(demarche, tally, full=True)
+
+    async def _incremental(
+        self, demarche: int, watermark: dt.datetime, since: dt.datetime | None, progress: Progress | None
+    ) -> DemarcheCounts:
+        states = _states(demarche)
+        walk = _Walk(since, progress)
+        changed = self._service.pages("getUpdatedDossiers", demarche, updatedSince=watermark.isoformat())
+        async for page in changed:
+            walk.take(page)
+            if page.nodes:
+                await self._redis.hset(states, mapping={str(node.number): node.state for node in page.nodes})
+        for operation in ("getDeletedDossiers", "getPendingDeletedDossiers"):
+            async for page in self._service.pages(operation, demarche, deletedSince=watermark.isoformat()):
+                walk.take(page, deposits=False)
+                if page.nodes:
+                    await self._redis.hdel(states, *(str(node.number) for node in page.nodes))
+        tally: Counter[str] = Counter()
+        async for _, state in self._redis.hscan_iter(states, count=1000):
+            tally[state] += 1
+        return walk.result(demarche, tally, full=False)
+
+    async def _meta(self, demarche: int) -> dict | None:
+        raw = await self._redis.get(_meta(demarche))
+        return json.loads(raw) if raw else None
+
+
+class _Walk:
+    """What a walk learns besides states: the title, new deposits, and progress to report."""
+
+    def __init__(self, since: dt.datetime | None, progress: Progress | None) -> None:
+        self.since, self.progress = since, progress
+        self.title, self.pages, self.seen = "", 0, 0
+        self.deposits: set[int] = set()  # by number: an update during the walk can bring a dossier twice
+
+    def take(self, page: Page, *, deposits: bool = True) -> None:
+        self.title = page.title or self.title
+        self.pages += 1
+        self.seen += len(page.nodes)
+        if deposits and self.since is not None:
+            self.deposits.update(node.number for node in page.nodes if node.dateDepot and node.dateDepot >= self.since)
+        if self.progress:
+            self.progress(self.pages, self.seen)
+
+    def result(self, demarche: int, tally: Counter[str], *, full: bool) -> DemarcheCounts:
+        by_state = {state: tally.get(state, 0) for state in STATES} | {s: n for s, n in tally.items() if s not in STATES}
+        return DemarcheCounts(demarche, self.title, by_state, len(self.deposits), full)
+
+
+def _states(demarche: int) -> str:
+    return key("ds", f"{{{demarche}}}", "states")
+
+
+def _meta(demarche: int) -> str:
+    return key("ds", f"{{{demarche}}}", "meta")

@@ -1,0 +1,209 @@
+"""GraphQL client of the dossier service (démarche.numérique API v2) and its cursor paginator.
+
+The API has no count: counting is walking `dossiers` 100 at a time. The paginator is a loop
+(not recursion: a national démarche is thousands of pages), keeps one page in memory, stops on
+`hasNextPage: false`, and never replaces a cursor with the null an empty page carries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+
+from clients import dossier_errors as errors
+from clients.errors import describe_error
+from clients.rate_limit import RateLimiter
+from clients.retry import RetryPolicy
+
+log = logging.getLogger(__name__)
+
+SERVICE = "dossiers"
+PAGE_SIZE = 100  # the server's maximum; larger values are silently capped
+
+_DOSSIER_PAGE = """
+    pageInfo { hasNextPage endCursor }
+    nodes { number state dateDepot }"""
+_DELETED_PAGE = """
+    pageInfo { hasNextPage endCursor }
+    nodes { number }"""
+
+GET_DEMARCHE = f"""query getDemarche($demarcheNumber: Int!, $after: String) {{
+  demarche(number: $demarcheNumber) {{
+    number title state
+    dossiers(first: {PAGE_SIZE}, after: $after) {{{_DOSSIER_PAGE}
+    }}
+  }}
+}}"""
+
+GET_UPDATED_DOSSIERS = f"""query getUpdatedDossiers($demarcheNumber: Int!, $updatedSince: ISO8601DateTime!, $after: String) {{
+  demarche(number: $demarcheNumber) {{
+    number title state
+    dossiers(first: {PAGE_SIZE}, after: $after, updatedSince: $updatedSince) {{{_DOSSIER_PAGE}
+    }}
+  }}
+}}"""
+
+GET_DELETED_DOSSIERS = f"""query getDeletedDossiers($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
+  demarche(number: $demarcheNumber) {{
+    number title state
+    deletedDossiers(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
+    }}
+  }}
+}}"""
+
+GET_PENDING_DELETED_DOSSIERS = f"""query getPendingDeletedDossiers($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
+  demarche(number: $demarcheNumber) {{
+    number title state
+    pendingDeletedDossiers(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
+    }}
+  }}
+}}"""
+
+#: Every document the client can send, by operation name (the tests validate each against the schema).
+QUERIES = {
+    "getDemarche": (GET_DEMARCHE, "dossiers"),
+    "getUpdatedDossiers": (GET_UPDATED_DOSSIERS, "dossiers"),
+    "getDeletedDossiers": (GET_DELETED_DOSSIERS, "deletedDossiers"),
+    "getPendingDeletedDossiers": (GET_PENDING_DELETED_DOSSIERS, "pendingDeletedDossiers"),
+}
+
+
+class _Tolerant(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Dossier(_Tolerant):
+    number: int
+    state: str = ""
+    dateDepot: dt.datetime | None = None
+
+
+class PageInfo(_Tolerant):
+    hasNextPage: bool
+    endCursor: str | None = None
+
+
+class Page(_Tolerant):
+    """One page of a démarche's dossiers (or deleted dossiers), with the démarche's title."""
+
+    number: int
+    title: str
+    nodes: list[Dossier]
+    pageInfo: PageInfo
+
+
+class DossierService:
+    def __init__(
+        self,
+        url: str,
+        token: SecretStr,
+        *,
+        limiter: RateLimiter,
+        policy: RetryPolicy | None = None,
+        timeout: float = 60.0,  # the server itself gives up after 30 s
+    ) -> None:
+        self._url = url
+        self._limiter = limiter
+        self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
+        self._http = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=httpx.Timeout(timeout, connect=5.0),
+            headers={"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"},
+        )
+        self.requests = 0
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def pages(self, operation: str, demarche: int, **variables: Any) -> AsyncIterator[Page]:
+        """Every page of `operation`'s connection, in order; `after` is managed here."""
+        query, connection = QUERIES[operation]
+        after: str | None = None
+        while True:
+            data = await self.query(operation, query, {"demarcheNumber": demarche, **variables, "after": after})
+            page = _page(data, connection)
+            yield page
+            if not page.pageInfo.hasNextPage:
+                return
+            if not page.pageInfo.endCursor:  # would restart from the beginning, forever
+                raise errors.QueryRejected(f"{operation}: hasNextPage without endCursor after {after!r}")
+            after = page.pageInfo.endCursor
+
+    async def query(self, operation: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """`data` of one GraphQL request; a `timeout` error is retried on the same variables."""
+        body = {"query": query, "operationName": operation, "variables": variables}
+        for attempt in range(1, self._policy.attempts + 1):
+            response = await self._post(body)
+            payload = _json(response)
+            problems = payload.get("errors") or []
+            codes = {(problem.get("extensions") or {}).get("code") for problem in problems}
+            if problems and codes == {"timeout"} and attempt < self._policy.attempts:
+                log.info("dossier service timed out on %s; retrying the same page", operation)
+                await self._policy.sleep(self._policy.backoff(attempt))
+                continue
+            if problems:
+                raise _graphql_error(problems, codes)
+            return payload.get("data") or {}
+        raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        async def attempt() -> httpx.Response:
+            await self._limiter.wait()
+            self.requests += 1
+            response = await self._http.post(self._url, json=body)
+            await response.aread()
+            return response
+
+        try:
+            response = await self._policy.send(SERVICE, attempt, idempotent=True)
+        except httpx.TransportError as error:
+            raise errors.DossierServiceUnavailable(type(error).__name__) from None
+        status = response.status_code
+        if response.is_redirect:
+            raise errors.Redirected(f"{status} to {response.headers.get('location')!r}; check DS_API_URL")
+        if status == 401:
+            raise errors.TokenExpired(describe_error(response))
+        if status == 403:
+            detail = describe_error(response)
+            kind = errors.ForbiddenNetwork if "network" in detail.lower() else errors.BadToken
+            raise kind(detail)
+        if status == 429 or status >= 500:
+            raise errors.DossierServiceUnavailable(describe_error(response))
+        if status != 200:
+            raise errors.QueryRejected(describe_error(response))
+        return response
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        payload = response.json()
+    except ValueError:
+        raise errors.DossierServiceUnavailable("the dossier service answered something that is not JSON") from None
+    if not isinstance(payload, dict):
+        raise errors.DossierServiceUnavailable("the dossier service answered an unexpected JSON shape")
+    return payload
+
+
+def _graphql_error(problems: list[dict[str, Any]], codes: set[Any]) -> errors.DossierServiceError:
+    detail = "; ".join(str(problem.get("message", "")) for problem in problems)[:300]
+    if "not_found" in codes:
+        return errors.DemarcheNotFound(detail)
+    if "unauthorized" in codes:
+        return errors.DemarcheForbidden(detail)
+    if "timeout" in codes or "internal_server_error" in codes:
+        return errors.DossierServiceUnavailable(detail)
+    return errors.QueryRejected(detail)
+
+
+def _page(data: dict[str, Any], connection: str) -> Page:
+    demarche = data.get("demarche") or {}
+    try:
+        return Page.model_validate({**demarche, **(demarche.get(connection) or {})})
+    except ValidationError as error:
+        log.warning("unreadable page from the dossier service: %s", error.errors(include_input=False)[:3])
+        raise errors.DossierServiceUnavailable("the dossier service sent a page we cannot read") from None

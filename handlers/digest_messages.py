@@ -1,0 +1,111 @@
+"""The daily digest as Slack messages: one compact section per démarche, split under the block cap."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from babel.dates import format_date
+from babel.numbers import format_decimal
+from slack_sdk.models.blocks import Block, ContextBlock, HeaderBlock, MarkdownTextObject, SectionBlock
+
+from clients import dossier_errors
+from clients.digest_store import Snapshot
+from clients.dossier_errors import DossierServiceError
+from clients.dossier_counts import STATES, DemarcheCounts
+from handlers.i18n import Mrkdwn, text
+from handlers.room_messages import MAX_BLOCKS, Message
+
+BARS = "▁▂▃▄▅▆▇█"
+SECTIONS_PER_MESSAGE = MAX_BLOCKS - 3  # room for a header, the summary and a "part n of m" line
+
+
+@dataclass(frozen=True)
+class DigestLine:
+    counts: DemarcheCounts
+    previous: Snapshot | None
+    history: list[int | None]  # daily totals, oldest first, ending with today's
+
+
+@dataclass(frozen=True)
+class DigestFailure:
+    number: int
+    reason: str  # key under `digest.reason.`
+
+
+def sparkline(values: list[int | None]) -> str:
+    """`▁▂▃▄▅▆▇█` from the lowest to the highest known value; a gap where a day is unknown."""
+    known = [value for value in values if value is not None]
+    if not known:
+        return ""
+    low, span = min(known), max(known) - min(known)
+    return "".join(" " if v is None else BARS[round((v - low) * (len(BARS) - 1) / span) if span else 0] for v in values)
+
+
+def digest_messages(lang: str, day: dt.date, lines: list[DigestLine], failures: list[DigestFailure],
+                    summary: str | None = None) -> list[Message]:
+    title = text(lang, "digest.title", date=format_date(day, format="long", locale=lang))
+    sections: list[Block] = [SectionBlock(text=MarkdownTextObject(text=_line(lang, line))) for line in lines]
+    sections += [SectionBlock(text=MarkdownTextObject(text=text(lang, "digest.failed", number=f.number,
+                                                                reason=text(lang, f"digest.reason.{f.reason}"))))
+                 for f in failures]
+    if not sections:
+        sections = [SectionBlock(text=text(lang, "digest.nothing"))]
+    chunks = [sections[i : i + SECTIONS_PER_MESSAGE] for i in range(0, len(sections), SECTIONS_PER_MESSAGE)]
+    messages = []
+    for index, chunk in enumerate(chunks, start=1):
+        lead: list[Block] = [HeaderBlock(text=title[:150])] if index == 1 else []
+        if index == 1 and summary:
+            lead.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
+        if len(chunks) > 1:
+            lead.append(ContextBlock(elements=[MarkdownTextObject(text=text(lang, "digest.part", part=index, parts=len(chunks)))]))
+        messages.append(Message(text=title if index == 1 else f"{title} ({index}/{len(chunks)})", blocks=lead + chunk))
+    return messages
+
+
+def _line(lang: str, line: DigestLine) -> str:
+    counts, previous = line.counts, line.previous
+    total = text(lang, "digest.total", total=Mrkdwn(_number(counts.total, lang)))
+    if previous is not None:
+        total += " " + text(lang, "digest.change", delta=_delta(counts.total - previous.total, lang),
+                            deposited=Mrkdwn(_number(counts.deposited_since, lang)))
+    states = " · ".join(
+        f"{text(lang, f'state.{state}')} {_number(counts.by_state.get(state, 0), lang)}"
+        + (f" ({_delta(counts.by_state.get(state, 0) - previous.by_state.get(state, 0), lang)})"
+           if previous is not None and counts.by_state.get(state, 0) != previous.by_state.get(state, 0) else "")
+        for state in STATES
+    )
+    parts = [text(lang, "digest.demarche", title=counts.title, number=counts.number), total, states]
+    trend = sparkline(line.history)
+    if trend.strip():
+        parts.append(text(lang, "digest.trend", days=len(line.history), spark=Mrkdwn(f"`{trend}`")))
+    return "\n".join(parts)
+
+
+def _number(value: int, lang: str) -> str:
+    return format_decimal(value, locale=lang)
+
+
+def _delta(value: int, lang: str) -> Mrkdwn:
+    if value == 0:
+        return Mrkdwn("±0")
+    return Mrkdwn(("+" if value > 0 else "−") + _number(abs(value), lang))
+
+
+def failure_reason(error: DossierServiceError) -> str:
+    """The `digest.reason.*` key for a démarche that could not be counted."""
+    for kind, reason in _REASONS:
+        if isinstance(error, kind):
+            return reason
+    return "unavailable"
+
+
+_REASONS: list[tuple[type[DossierServiceError], str]] = [
+    (dossier_errors.DemarcheNotFound, "not_found"),
+    (dossier_errors.DemarcheForbidden, "forbidden"),
+    (dossier_errors.TokenExpired, "token_expired"),
+    (dossier_errors.ForbiddenNetwork, "forbidden_network"),
+    (dossier_errors.BadToken, "bad_token"),
+    (dossier_errors.Redirected, "redirected"),
+    (dossier_errors.QueryRejected, "rejected"),
+]

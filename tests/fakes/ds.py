@@ -1,0 +1,200 @@
+"""A loopback démarche.numérique GraphQL API (ds-graphql.md), executing queries on the real schema.
+
+graphql-core validates every query against `ds-schema.graphql` and runs it with resolvers over
+generated dossiers: keyset pagination on (deposit, id) — or (update, id) with `updatedSince` —
+with real-looking cursors, `deletedDossiers`, the error envelopes (`not_found`, `unauthorized`,
+`timeout`), 401/403 token errors, and the plain-text 429 with an absolute `RateLimit-Reset`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import random
+import time
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
+TOKEN = "ds-token-secret-value"
+T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
+
+
+def load_schema(path: Path) -> GraphQLSchema:
+    schema = build_schema(path.read_text())
+    schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.demarche(number)  # type: ignore[union-attr]
+    demarche = schema.type_map["Demarche"]
+    demarche.fields["dossiers"].resolve = lambda d, info, **args: d["_fake"].dossiers(d["number"], **args)  # type: ignore[attr-defined]
+    for name in ("deletedDossiers", "pendingDeletedDossiers"):
+        demarche.fields[name].resolve = (  # type: ignore[attr-defined]
+            lambda d, info, _name=name, **args: d["_fake"].deleted(d["number"], pending=_name.startswith("pending"), **args))
+    return schema
+
+
+@dataclass
+class FakeDossier:
+    id: int
+    number: int
+    state: str
+    deposited: dt.datetime
+    updated: dt.datetime
+
+
+@dataclass
+class FakeDemarche:
+    number: int
+    title: str
+    dossiers: list[FakeDossier] = field(default_factory=list)  # in deposit order
+    deleted: list[tuple[int, str, dt.datetime, bool]] = field(default_factory=list)  # number, state, when, pending
+
+
+@dataclass
+class FakeDS:
+    schema: GraphQLSchema
+    demarches: dict[int, FakeDemarche] = field(default_factory=dict)
+    token: str = TOKEN
+    token_expired: bool = False
+    forbidden_network: bool = False
+    out_of_scope: set[int] = field(default_factory=set)
+    timeouts: int = 0  # answer the next N requests with a `timeout` error
+    rate_limited: int = 0  # answer the next N requests with the plain-text 429
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    now: dt.datetime = T0
+    _next_id: int = 1
+
+    # --- data helpers ------------------------------------------------------------------
+    def add_demarche(self, number: int, title: str, dossiers: int = 0, seed: int = 1) -> FakeDemarche:
+        demarche = self.demarches[number] = FakeDemarche(number, title)
+        rng = random.Random(seed)
+        for _ in range(dossiers):
+            self.deposit(number, rng.choice(STATES))
+        return demarche
+
+    def deposit(self, number: int, state: str = "en_construction") -> FakeDossier:
+        self.now += dt.timedelta(seconds=1)
+        dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now)
+        self._next_id += 1
+        self.demarches[number].dossiers.append(dossier)
+        return dossier
+
+    def change(self, number: int, dossier_number: int, state: str) -> None:
+        self.now += dt.timedelta(seconds=1)
+        dossier = next(d for d in self.demarches[number].dossiers if d.number == dossier_number)
+        dossier.state, dossier.updated = state, self.now
+
+    def delete(self, number: int, dossier_number: int, *, pending: bool = False) -> None:
+        self.now += dt.timedelta(seconds=1)
+        demarche = self.demarches[number]
+        dossier = next(d for d in demarche.dossiers if d.number == dossier_number)
+        demarche.dossiers.remove(dossier)
+        demarche.deleted.append((dossier.number, dossier.state, self.now, pending))
+
+    def states(self, number: int) -> dict[str, int]:
+        counts = {state: 0 for state in STATES}
+        for dossier in self.demarches[number].dossiers:
+            counts[dossier.state] += 1
+        return counts
+
+    # --- resolvers -------------------------------------------------------------------------
+    def demarche(self, number: int) -> dict[str, Any]:
+        if number in self.out_of_scope:
+            raise GraphQLError("An object of type Demarche was hidden due to permissions", extensions={"code": "unauthorized"})
+        demarche = self.demarches.get(number)
+        if demarche is None:
+            raise GraphQLError("Demarche not found", extensions={"code": "not_found"})
+        return {"number": number, "title": demarche.title, "state": "publiee", "_fake": self}
+
+    def dossiers(self, number: int, first: int | None = None, after: str | None = None,
+                 updatedSince: str | None = None, createdSince: str | None = None, **_: Any) -> dict[str, Any]:
+        items = self.demarches[number].dossiers
+        if updatedSince:
+            since = _parse_time(updatedSince)
+            keyed = sorted(((d.updated, d.id), d) for d in items if d.updated >= since)
+        else:
+            keyed = [((d.deposited, d.id), d) for d in items]
+            if createdSince:
+                keyed = [(k, d) for k, d in keyed if d.deposited >= _parse_time(createdSince)]
+        return _connection(keyed, first, after, lambda d: {
+            "id": str(d.id), "number": d.number, "state": d.state, "archived": False,
+            "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat()})
+
+    def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
+                deletedSince: str | None = None, **_: Any) -> dict[str, Any]:
+        since = _parse_time(deletedSince) if deletedSince else dt.datetime.min.replace(tzinfo=dt.UTC)
+        keyed = [((when, n), (n, state, when)) for n, state, when, is_pending in self.demarches[number].deleted
+                 if is_pending == pending and when >= since]
+        return _connection(keyed, first, after, lambda d: {
+            "id": str(d[0]), "number": d[0], "state": d[1], "reason": "user_request", "dateSupression": d[2].isoformat()})
+
+    # --- HTTP ------------------------------------------------------------------------------
+    def asgi(self) -> Starlette:
+        return Starlette(routes=[Route("/api/v2/graphql", self._endpoint, methods=["POST"])])
+
+    async def _endpoint(self, request: Request) -> Response:
+        header = request.headers.get("authorization", "")
+        if header.removeprefix("Bearer ").removeprefix("token=") != self.token:
+            return _errors(403, "Without a token, only persisted queries are allowed", "forbidden")
+        if self.token_expired:
+            return _errors(401, "Token expired", "unauthorized")
+        if self.forbidden_network:
+            return _errors(403, "Request issued from a forbidden network. Add 127.0.0.1/32 to your allowed adresses in your /profil", "forbidden")
+        if self.rate_limited > 0:
+            self.rate_limited -= 1
+            reset = int(time.time()) + 1
+            body = "Vous avez effectué trop de requêtes. Calm down, cowboy! Too many requests."
+            return Response(body.encode(), status_code=429, headers={"RateLimit-Remaining": "0", "RateLimit-Reset": str(reset)})
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return _errors(400, "JSON parse error", "bad_request")
+        self.queries.append(body)
+        if self.timeouts > 0:
+            self.timeouts -= 1
+            return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
+        result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
+                              variable_values=body.get("variables"), operation_name=body.get("operationName"))
+        payload: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            payload["errors"] = [error.formatted for error in result.errors]
+        return JSONResponse(payload)
+
+
+def _connection(keyed: list, first: int | None, after: str | None, node) -> dict[str, Any]:
+    if after:
+        try:
+            stamp, _, ident = base64.urlsafe_b64decode(after + "=" * (-len(after) % 4)).decode().partition(";")
+            position = (dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f000Z").replace(tzinfo=dt.UTC), int(ident))
+        except (ValueError, UnicodeDecodeError):
+            raise GraphQLError(f'Invalid input: "{after}"') from None
+        start = bisect_right([k for k, _ in keyed], position)
+    else:
+        start = 0
+    size = min(first or 100, 100)
+    window = keyed[start : start + size]
+    end_cursor = _cursor(window[-1][0]) if window else None
+    return {"nodes": [node(item) for _, item in window],
+            "pageInfo": {"hasNextPage": start + size < len(keyed), "endCursor": end_cursor,
+                         "hasPreviousPage": bool(after), "startCursor": _cursor(window[0][0]) if window else None}}
+
+
+def _cursor(position: tuple[dt.datetime, int]) -> str:
+    stamp = position[0].astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "000Z"
+    return base64.urlsafe_b64encode(f"{stamp};{position[1]}".encode()).decode().rstrip("=")
+
+
+def _parse_time(value: str) -> dt.datetime:
+    parsed = dt.datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _errors(status: int, message: str, code: str) -> JSONResponse:
+    return JSONResponse({"errors": [{"message": message, "extensions": {"code": code}}], "data": None}, status_code=status)
