@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Iterator
 
+from babel.dates import format_date
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -66,7 +67,7 @@ def _progress() -> Iterator[Callable[[int], Callable[[int, int], None]] | None]:
 
 
 def _print_table(lang: str, day: dt.date, digest: Digest) -> None:
-    table = Table(title=text(lang, "digest.title", date=day.isoformat()))
+    table = Table(title=text(lang, "digest.title", date=format_date(day, format="long", locale=lang)))
     for heading in ("n°", "démarche", "total", *(text(lang, f"state.{s}") for s in STATES), "Δ", "new", "trend"):
         table.add_column(heading, justify="right" if heading not in ("démarche", "trend") else "left")
     for line in digest.lines:

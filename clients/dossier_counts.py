@@ -133,7 +133,7 @@ class _Walk:
         self.pages += 1
         self.seen += len(page.nodes)
         if deposits and self.since is not None:
-            self.deposits.update(node.number for node in page.nodes if node.dateDepot and node.dateDepot >= self.since)
+            self.deposits.update(node.number for node in page.nodes if node.dateDepot and node.dateDepot > self.since)
         if self.progress:
             self.progress(self.pages, self.seen)
 

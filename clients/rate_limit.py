@@ -21,7 +21,7 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.interval = 60.0 / per_minute
+        self.interval = 60.0 / per_minute * 1.02  # 2 % slack: clocks and windows are not ours
         self._clock = clock
         self._sleep = sleep
         self._next = 0.0

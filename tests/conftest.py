@@ -69,6 +69,33 @@ def _loopback() -> Iterator[tuple[LoopbackServer, Swappable]]:
 
 meet_server = pytest.fixture(scope="session", name="meet_server")(_loopback)
 slack_server = pytest.fixture(scope="session", name="slack_server")(_loopback)
+ds_server = pytest.fixture(scope="session", name="ds_server")(_loopback)
+
+
+def require_reference(name: str) -> Path:
+    path = REFERENCE / name
+    if not path.exists():
+        pytest.skip(f"{name} is not at {path} (the shared reference folder is absent)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def ds_schema():
+    from tests.fakes.ds import load_schema
+
+    return load_schema(require_reference("ds-schema.graphql"))
+
+
+@pytest.fixture
+def ds(ds_server, ds_schema):
+    """The dossier service fake, fresh for each test, behind one loopback server."""
+    from tests.fakes.ds import FakeDS
+
+    server, app = ds_server
+    fake = FakeDS(ds_schema)
+    fake.url = f"{server.url}/api/v2/graphql"
+    app.target = fake.asgi()
+    return fake
 
 
 @pytest.fixture

@@ -55,6 +55,12 @@ class FakeDemarche:
     title: str
     dossiers: list[FakeDossier] = field(default_factory=list)  # in deposit order
     deleted: list[tuple[int, str, dt.datetime, bool]] = field(default_factory=list)  # number, state, when, pending
+    _keys: list[tuple[dt.datetime, int]] | None = None  # (deposit, id) of `dossiers`, rebuilt after a change
+
+    def keys(self) -> list[tuple[dt.datetime, int]]:
+        if self._keys is None:
+            self._keys = [(d.deposited, d.id) for d in self.dossiers]
+        return self._keys
 
 
 @dataclass
@@ -68,6 +74,7 @@ class FakeDS:
     timeouts: int = 0  # answer the next N requests with a `timeout` error
     rate_limited: int = 0  # answer the next N requests with the plain-text 429
     queries: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
 
@@ -84,6 +91,7 @@ class FakeDS:
         dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now)
         self._next_id += 1
         self.demarches[number].dossiers.append(dossier)
+        self.demarches[number]._keys = None
         return dossier
 
     def change(self, number: int, dossier_number: int, state: str) -> None:
@@ -96,6 +104,7 @@ class FakeDS:
         demarche = self.demarches[number]
         dossier = next(d for d in demarche.dossiers if d.number == dossier_number)
         demarche.dossiers.remove(dossier)
+        demarche._keys = None
         demarche.deleted.append((dossier.number, dossier.state, self.now, pending))
 
     def states(self, number: int) -> dict[str, int]:
@@ -115,24 +124,26 @@ class FakeDS:
 
     def dossiers(self, number: int, first: int | None = None, after: str | None = None,
                  updatedSince: str | None = None, createdSince: str | None = None, **_: Any) -> dict[str, Any]:
-        items = self.demarches[number].dossiers
+        demarche = self.demarches[number]
         if updatedSince:
             since = _parse_time(updatedSince)
-            keyed = sorted(((d.updated, d.id), d) for d in items if d.updated >= since)
+            keyed = sorted(((d.updated, d.id), d) for d in demarche.dossiers if d.updated >= since)
+            keys, items = [k for k, _ in keyed], [d for _, d in keyed]
         else:
-            keyed = [((d.deposited, d.id), d) for d in items]
+            keys, items = demarche.keys(), demarche.dossiers
             if createdSince:
-                keyed = [(k, d) for k, d in keyed if d.deposited >= _parse_time(createdSince)]
-        return _connection(keyed, first, after, lambda d: {
+                start = bisect_right(keys, (_parse_time(createdSince), -1))
+                keys, items = keys[start:], items[start:]
+        return _connection(keys, items, first, after, lambda d: {
             "id": str(d.id), "number": d.number, "state": d.state, "archived": False,
             "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat()})
 
     def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
                 deletedSince: str | None = None, **_: Any) -> dict[str, Any]:
         since = _parse_time(deletedSince) if deletedSince else dt.datetime.min.replace(tzinfo=dt.UTC)
-        keyed = [((when, n), (n, state, when)) for n, state, when, is_pending in self.demarches[number].deleted
-                 if is_pending == pending and when >= since]
-        return _connection(keyed, first, after, lambda d: {
+        rows = [(n, state, when) for n, state, when, is_pending in self.demarches[number].deleted
+                if is_pending == pending and when >= since]
+        return _connection([(when, n) for n, _, when in rows], rows, first, after, lambda d: {
             "id": str(d[0]), "number": d[0], "state": d[1], "reason": "user_request", "dateSupression": d[2].isoformat()})
 
     # --- HTTP ------------------------------------------------------------------------------
@@ -168,22 +179,22 @@ class FakeDS:
         return JSONResponse(payload)
 
 
-def _connection(keyed: list, first: int | None, after: str | None, node) -> dict[str, Any]:
+def _connection(keys: list, items: list, first: int | None, after: str | None, node) -> dict[str, Any]:
+    """A page of `items` (sorted by `keys`) after the cursor, as graphql-ruby's keyset pagination."""
     if after:
         try:
             stamp, _, ident = base64.urlsafe_b64decode(after + "=" * (-len(after) % 4)).decode().partition(";")
             position = (dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f000Z").replace(tzinfo=dt.UTC), int(ident))
         except (ValueError, UnicodeDecodeError):
             raise GraphQLError(f'Invalid input: "{after}"') from None
-        start = bisect_right([k for k, _ in keyed], position)
+        start = bisect_right(keys, position)
     else:
         start = 0
     size = min(first or 100, 100)
-    window = keyed[start : start + size]
-    end_cursor = _cursor(window[-1][0]) if window else None
-    return {"nodes": [node(item) for _, item in window],
-            "pageInfo": {"hasNextPage": start + size < len(keyed), "endCursor": end_cursor,
-                         "hasPreviousPage": bool(after), "startCursor": _cursor(window[0][0]) if window else None}}
+    window = keys[start : start + size]
+    return {"nodes": [node(item) for item in items[start : start + size]],
+            "pageInfo": {"hasNextPage": start + size < len(keys), "endCursor": _cursor(window[-1]) if window else None,
+                         "hasPreviousPage": bool(after), "startCursor": _cursor(window[0]) if window else None}}
 
 
 def _cursor(position: tuple[dt.datetime, int]) -> str:

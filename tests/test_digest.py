@@ -1,0 +1,216 @@
+"""The daily digest end to end: the GraphQL fake behind, the Slack fake in front, real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import subprocess
+import sys
+from zoneinfo import ZoneInfo
+
+import pytest
+from freezegun import freeze_time
+from pydantic import SecretStr
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.digest import DigestJob, Outcome
+from bot.scheduler import due_at, due_day, run_daily
+from bot.wiring import configure_slack_client
+from clients.digest_store import DigestStore
+from clients.dossier_counts import DemarcheCounts, DossierCounter
+from clients.dossiers import DossierService
+from clients.rate_limit import RateLimiter
+from clients.retry import RetryPolicy
+from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, sparkline
+from handlers.digest_post import DigestNotPosted
+from tests.conftest import bot_env, text_of
+from tests.fakes.ds import FakeDS
+from tests.fakes.slack import FakeSlack
+
+PARIS = ZoneInfo("Europe/Paris")
+CHANNEL = "C0DIGEST"
+
+
+@pytest.fixture
+def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
+    return settings.model_copy(update={
+        "ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "digest_channel": CHANNEL,
+        "digest_demarches": [101, 102], "default_language": "en",
+    })
+
+
+@pytest.fixture
+async def jobs(digest_settings: Settings, redis, ds: FakeDS):
+    """Makes digest jobs as separate bot processes would have them (own clients, one Redis)."""
+    made: list[DossierService] = []
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    def make() -> DigestJob:
+        service = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000),
+                                 policy=RetryPolicy(attempts=3, sleep=no_wait))
+        made.append(service)
+        slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), digest_settings)
+        return DigestJob(digest_settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack)
+
+    yield make
+    for service in made:
+        await service.aclose()
+
+
+def digest_posts(slack: FakeSlack) -> list[dict]:
+    return slack.posted(CHANNEL)
+
+
+async def test_digest_posts_counts_per_demarche_and_lists_failures(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention <vélo> & co", dossiers=250)
+    # 102 does not exist: reported, the others still go out
+    assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    [post] = digest_posts(slack)
+    words = text_of(post)
+    assert "Dossiers on January 5, 2026" in words
+    assert "*Subvention &lt;vélo&gt; &amp; co* · n° 101" in words and "*250* dossiers" in words
+    states = ds.states(101)
+    assert f"under construction {states['en_construction']}" in words and f"accepted {states['accepte']}" in words
+    assert "*Démarche n° 102*: not included, there is no démarche with this number." in words
+
+
+async def test_second_digest_shows_changes_new_deposits_and_a_trend(jobs, ds: FakeDS, slack: FakeSlack, redis):
+    ds.add_demarche(101, "Un", dossiers=120)
+    ds.add_demarche(102, "Deux", dossiers=10)
+    job = jobs()
+    day = dt.date(2026, 1, 5)
+    await job.run(day)
+    for offset in range(1, 4):
+        ds.now += dt.timedelta(days=1)
+        for _ in range(offset * 3):
+            ds.deposit(101)
+        await job.run(day + dt.timedelta(days=offset))
+    last = text_of(digest_posts(slack)[-1])
+    assert "*138* dossiers (+9 since the last digest, 9 deposited)" in last
+    assert "14 days: `" in last and last.split("14 days: `")[1].startswith(" " * 10 + "▁")
+    assert "under construction" in last and "(+9)" in last
+    assert "*10* dossiers (±0 since the last digest, 0 deposited)" in last
+
+
+async def test_one_digest_per_day_and_force_posts_again(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Un", dossiers=5)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    job = jobs()
+    day = dt.date(2026, 1, 5)
+    assert await job.run(day) is Outcome.POSTED
+    assert await job.run(day) is Outcome.ALREADY_POSTED
+    assert len(digest_posts(slack)) == 1
+    assert await job.run(day, force=True) is Outcome.POSTED
+    assert len(digest_posts(slack)) == 2
+
+
+async def test_two_schedulers_post_exactly_one_digest(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Un", dossiers=300)
+    ds.add_demarche(102, "Deux", dossiers=300)
+    stop = asyncio.Event()
+    now = lambda: dt.datetime(2026, 1, 5, 8, 0, 5, tzinfo=dt.UTC)  # noqa: E731 — 09:00:05 in Paris
+    loops = [asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=now, poll=0.02)) for _ in range(2)]
+    await asyncio.sleep(1.0)
+    stop.set()
+    await asyncio.gather(*loops)
+    assert len(digest_posts(slack)) == 1
+
+
+async def test_a_bot_started_after_the_hour_catches_up_once(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Un", dossiers=5)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    stop = asyncio.Event()
+    clock = {"now": dt.datetime(2026, 1, 5, 6, 0, tzinfo=dt.UTC)}  # 07:00 Paris: not yet
+    loop = asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=lambda: clock["now"], poll=0.02))
+    await asyncio.sleep(0.2)
+    assert digest_posts(slack) == []
+    clock["now"] = dt.datetime(2026, 1, 5, 10, 30, tzinfo=dt.UTC)  # restarted at 11:30, the digest was missed
+    await asyncio.sleep(0.4)
+    clock["now"] = dt.datetime(2026, 1, 5, 22, 0, tzinfo=dt.UTC)
+    await asyncio.sleep(0.2)
+    stop.set()
+    await loop
+    assert len(digest_posts(slack)) == 1
+
+
+@pytest.mark.parametrize(
+    ("day", "at", "utc"),
+    [
+        (dt.date(2026, 1, 15), dt.time(9, 0), dt.datetime(2026, 1, 15, 8, 0, tzinfo=dt.UTC)),  # winter, UTC+1
+        (dt.date(2026, 7, 15), dt.time(9, 0), dt.datetime(2026, 7, 15, 7, 0, tzinfo=dt.UTC)),  # summer, UTC+2
+        (dt.date(2026, 3, 29), dt.time(9, 0), dt.datetime(2026, 3, 29, 7, 0, tzinfo=dt.UTC)),  # spring-forward day
+        (dt.date(2026, 10, 25), dt.time(9, 0), dt.datetime(2026, 10, 25, 8, 0, tzinfo=dt.UTC)),  # fall-back day
+        (dt.date(2026, 3, 29), dt.time(2, 30), dt.datetime(2026, 3, 29, 1, 30, tzinfo=dt.UTC)),  # 02:30 does not exist
+        (dt.date(2026, 10, 25), dt.time(2, 30), dt.datetime(2026, 10, 25, 0, 30, tzinfo=dt.UTC)),  # 02:30 twice: first
+    ],
+)
+def test_run_time_follows_the_local_clock_across_daylight_saving(day, at, utc):
+    assert due_at(day, at, PARIS) == utc
+
+
+@pytest.mark.parametrize("days", [("2026-03-28", "2026-03-29", "2026-03-30"), ("2026-10-24", "2026-10-25", "2026-10-26")])
+async def test_one_digest_each_day_across_a_daylight_saving_change(jobs, ds: FakeDS, slack: FakeSlack, days):
+    ds.add_demarche(101, "Un", dossiers=5)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    job = jobs()
+    first = dt.datetime.fromisoformat(days[0] + "T00:00:00+00:00")
+    posted_at = []
+    with freeze_time(first, real_asyncio=True) as frozen:
+        for _ in range(3 * 24 * 4):  # every 15 minutes over three days
+            day = due_day(dt.datetime.now(dt.UTC), dt.time(9, 0), PARIS)
+            if day is not None and await job.run(day) is Outcome.POSTED:
+                posted_at.append(dt.datetime.now(dt.UTC).astimezone(PARIS))
+            frozen.tick(dt.timedelta(minutes=15))
+    assert [moment.date().isoformat() for moment in posted_at] == list(days)
+    assert all(moment.hour == 9 and moment.minute == 0 for moment in posted_at)
+
+
+async def test_bot_not_in_the_channel_gets_a_clear_log_line_with_a_fix(jobs, ds: FakeDS, slack: FakeSlack, caplog):
+    ds.add_demarche(101, "Un", dossiers=5)
+    slack.channels[CHANNEL] = {"private": False, "member": False}
+    slack.scopes.discard("chat:write.public")
+    with caplog.at_level(logging.ERROR), pytest.raises(DigestNotPosted, match="not_in_channel"):
+        await jobs().run(dt.date(2026, 1, 5))
+    assert f"digest not posted to {CHANNEL}: Slack said not_in_channel; fix: invite the bot" in caplog.text
+    slack.channels[CHANNEL]["member"] = True  # fixed: the next run posts it
+    assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
+
+
+def test_many_demarches_are_split_under_slacks_block_limit():
+    lines = [DigestLine(DemarcheCounts(n, f"Démarche {n}", {"accepte": n}, 0, True), None, [n]) for n in range(120)]
+    messages = digest_messages("fr", dt.date(2026, 1, 5), lines, [DigestFailure(999, "not_found")])
+    assert len(messages) == 3
+    assert all(len(m.payload()["blocks"]) <= 50 for m in messages)
+    assert "Partie 3 sur 3" in text_of(messages[2].payload()) and "n° 999" in text_of(messages[2].payload())
+
+
+def test_sparkline():
+    assert sparkline([1, 2, 3, 4, 5, 6, 7, 8]) == "▁▂▃▄▅▆▇█"
+    assert sparkline([None, 5, 5]) == " ▁▁"
+    assert sparkline([None, None]) == ""
+
+
+def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=42)
+    env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
+           "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1]), "COLUMNS": "200"}
+
+    def digest(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "bot", "digest", *flags], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    dry = digest("--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "Subvention" in dry.stdout and "42" in dry.stdout and digest_posts(slack) == []
+    first, second, forced = digest(), digest(), digest("--force")
+    assert [r.returncode for r in (first, second, forced)] == [0, 0, 0], first.stderr
+    assert "posted" in first.stdout and "already posted today" in second.stdout and "posted" in forced.stdout
+    assert len(digest_posts(slack)) == 2
+    missing = subprocess.run([sys.executable, "-m", "bot", "digest"], cwd=tmp_path,
+                             env={k: v for k, v in env.items() if k != "DIGEST_DEMARCHES"}, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "DIGEST_DEMARCHES" in missing.stderr

@@ -1,0 +1,176 @@
+"""The dossier service client: queries valid on the real schema, pagination, every error case,
+and incremental counts that equal a full walk."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from graphql import build_schema, parse, validate
+from pydantic import SecretStr
+
+from clients import dossier_errors as errors
+from clients.dossier_counts import DossierCounter
+from clients.dossiers import QUERIES, DossierService
+from clients.rate_limit import RateLimiter
+from clients.retry import RetryPolicy
+from tests.conftest import require_reference
+from tests.fakes.ds import FakeDS
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+async def service(ds: FakeDS, sleeps: list[float]):
+    async def record(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    client = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000),
+                            policy=RetryPolicy(attempts=4, budget=300, sleep=record))
+    yield client
+    await client.aclose()
+
+
+def test_every_query_the_client_sends_is_valid_on_the_real_schema():
+    schema = build_schema(require_reference("ds-schema.graphql").read_text())
+    assert set(QUERIES) == {"getDemarche", "getUpdatedDossiers", "getDeletedDossiers", "getPendingDeletedDossiers"}
+    for name, (query, _) in QUERIES.items():
+        document = parse(query)
+        assert validate(schema, document) == [], name
+        assert document.definitions[0].name.value == name  # operationName matches
+
+
+def test_the_schema_check_catches_a_field_the_api_does_not_have():
+    schema = build_schema(require_reference("ds-schema.graphql").read_text())
+    broken = QUERIES["getDemarche"][0].replace("pageInfo {", "totalCount pageInfo {")
+    assert validate(schema, parse(broken))
+
+
+async def test_walks_every_page_one_at_a_time_with_real_cursors(service: DossierService, ds: FakeDS):
+    ds.add_demarche(12345, "Subvention", dossiers=250)
+    seen, afters = [], []
+    async for page in service.pages("getDemarche", 12345):
+        seen += [node.number for node in page.nodes]
+    afters = [query["variables"]["after"] for query in ds.queries]
+    assert len(seen) == 250 and len(set(seen)) == 250
+    assert afters[0] is None and all(afters[1:]) and len(afters) == 3
+    assert all(query["operationName"] == "getDemarche" for query in ds.queries)
+
+
+async def test_an_empty_demarche_is_one_request(service: DossierService, ds: FakeDS):
+    ds.add_demarche(7, "Vide")
+    pages = [page async for page in service.pages("getDemarche", 7)]
+    assert len(pages) == 1 and pages[0].nodes == [] and pages[0].pageInfo.endCursor is None
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda ds: None, errors.DemarcheNotFound),
+        (lambda ds: ds.out_of_scope.add(1), errors.DemarcheForbidden),
+        (lambda ds: setattr(ds, "token_expired", True), errors.TokenExpired),
+        (lambda ds: setattr(ds, "forbidden_network", True), errors.ForbiddenNetwork),
+        (lambda ds: setattr(ds, "token", "another-token"), errors.BadToken),
+    ],
+)
+async def test_errors_are_told_apart_and_configuration_errors_are_not_retried(service, ds: FakeDS, setup, expected):
+    ds.add_demarche(1, "Un")
+    setup(ds)
+    with pytest.raises(expected):
+        await service.query("getDemarche", QUERIES["getDemarche"][0], {"demarcheNumber": 1 if expected is not errors.DemarcheNotFound else 999})
+    assert service.requests == 1
+
+
+async def test_a_timeout_retries_the_same_cursor_with_backoff(service: DossierService, ds: FakeDS, sleeps):
+    ds.add_demarche(1, "Un", dossiers=150)
+    pages = service.pages("getDemarche", 1)
+    await anext(pages)
+    ds.timeouts = 2
+    second = await anext(pages)
+    assert len(second.nodes) == 50
+    afters = [query["variables"]["after"] for query in ds.queries]
+    assert afters[1] == afters[2] == afters[3] and afters[1] is not None
+    assert len(sleeps) == 2
+
+
+async def test_a_plain_text_429_waits_until_ratelimit_reset(service: DossierService, ds: FakeDS, sleeps):
+    ds.add_demarche(1, "Un", dossiers=10)
+    ds.rate_limited = 1
+    [page] = [page async for page in service.pages("getDemarche", 1)]
+    assert len(page.nodes) == 10
+    assert len(sleeps) == 1 and 0 <= sleeps[0] <= 2.0  # the fake's window ends within the next second or so
+
+
+async def test_redirects_are_refused(ds: FakeDS, meet, sleeps):
+    moved = DossierService(f"{meet.base}/external-api/v1.0/rooms", SecretStr("t"), limiter=RateLimiter(1000))
+    with pytest.raises(errors.Redirected):
+        await moved.query("getDemarche", QUERIES["getDemarche"][0], {"demarcheNumber": 1})
+    await moved.aclose()
+
+
+async def test_rate_limiter_spaces_requests_so_no_minute_holds_more_than_the_limit():
+    clock = [0.0]
+    starts: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    limiter = RateLimiter(400, clock=lambda: clock[0], sleep=sleep)
+    for _ in range(1000):
+        await limiter.wait()
+        starts.append(clock[0])
+    worst = max(sum(1 for t in starts if w <= t < w + 60) for w in [s for s in starts[::50]] + [59.99])
+    assert worst <= 400
+    assert starts[-1] == pytest.approx(999 * 0.15 * 1.02)  # no slower than needed
+
+
+def fixed_clock(ds: FakeDS):
+    return lambda: ds.now
+
+
+async def test_incremental_count_equals_a_full_walk_after_creations_changes_and_deletions(service, ds: FakeDS, redis):
+    ds.add_demarche(42, "Aides", dossiers=430, seed=7)
+    counter = DossierCounter(service, redis, now=fixed_clock(ds), overlap=dt.timedelta(seconds=5))
+    first = await counter.count(42, since=None)
+    assert first.full_walk and first.by_state == ds.states(42) and first.requests == 5
+    since = ds.now
+
+    ds.now += dt.timedelta(hours=20)
+    created = [ds.deposit(42, "en_construction").number for _ in range(12)]
+    for number in (3, 50, 200, created[0]):
+        ds.change(42, number, "accepte")
+    for number in (10, 11, created[1]):
+        ds.delete(42, number)
+    ds.delete(42, 12, pending=True)
+
+    second = await counter.count(42, since=since)
+    assert not second.full_walk
+    assert second.by_state == ds.states(42) and second.total == 430 + 12 - 4
+    assert second.deposited_since == 11  # one of the twelve was deleted again
+    assert second.requests == 3  # one page of updates, one of deletions, one of pending deletions
+
+    await counter.forget(42)
+    full = await counter.count(42, since=since)
+    assert full.full_walk and full.by_state == second.by_state
+
+
+async def test_a_full_walk_again_when_the_stored_data_is_a_week_old(service, ds: FakeDS, redis):
+    ds.add_demarche(5, "Cinq", dossiers=120)
+    counter = DossierCounter(service, redis, now=fixed_clock(ds))
+    assert (await counter.count(5, since=None)).full_walk
+    ds.now += dt.timedelta(days=1)
+    assert not (await counter.count(5, since=None)).full_walk
+    ds.now += dt.timedelta(days=7, minutes=1)
+    assert (await counter.count(5, since=None)).full_walk
+
+
+async def test_pages_are_fetched_as_they_are_consumed(service, ds: FakeDS):
+    """One page in memory: page 2 is asked for only once page 1 has been handled."""
+    ds.add_demarche(9, "Neuf", dossiers=300)
+    pages = service.pages("getDemarche", 9)
+    await anext(pages)
+    assert len(ds.queries) == 1
+    await pages.aclose()
