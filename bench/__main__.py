@@ -1,138 +1,34 @@
-"""`python -m bench`: the bot measured side by side with a baseline in the same run; prints a table.
-
-1. Ack latency of 100 `/room list` at concurrency 50 while the room service takes 800 ms per
-   answer, for the bot and for a bare AsyncApp that only acks, both served over loopback HTTP by
-   uvicorn in their own processes.
-2. Token requests made by 20 concurrent cold `/room list` of one person spread over two bot
-   processes sharing one Redis.
-"""
+"""`python -m bench [rooms|digest]`: every benchmark, each compared in the same run, in one table."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import platform
-import socket
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-import httpx
+from bench import digest, rooms
 
-from bot.redis_server import EmbeddedRedis
-from tests.conftest import bot_env
-from tests.fakes.loopback import LoopbackServer
-from tests.fakes.meet import FakeMeet
-from tests.fakes.slack import FakeSlack
-from tests.slack_requests import command_body, signed_headers
-
-ROOT = Path(__file__).resolve().parents[1]
-REQUESTS, CONCURRENCY, SERVICE_DELAY = 100, 50, 0.8
+SUITES = {"rooms": rooms.main, "digest": digest.main}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def machine() -> str:
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{platform.machine()}, {os.cpu_count()} cores, {memory:.0f} GiB, {platform.system()}, Python {platform.python_version()}"
 
 
-def start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1",
-                                "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"}, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(base + "/", timeout=0.5)
-            return process, base
-        except httpx.TransportError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{args} did not start") from None
-            time.sleep(0.1)
-
-
-async def fire(bases: list[str], user: str, response_url: str, count: int, concurrency: int) -> list[float]:
-    """Sends `count` signed `/room list`, round-robin over `bases`; returns each ack's latency (s)."""
-    limit = asyncio.Semaphore(concurrency)
-    latencies: list[float] = []
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency * 2), timeout=30) as http:
-
-        async def one(index: int) -> None:
-            body = command_body("list", user, response_url)
-            async with limit:
-                started = time.perf_counter()
-                response = await http.post(bases[index % len(bases)] + "/slack/events", content=body, headers=signed_headers(body))
-                latencies.append(time.perf_counter() - started)
-                assert response.status_code == 200, response.text
-
-        await asyncio.gather(*(one(i) for i in range(count)))
-    return latencies
-
-
-def percentile(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
-
-
-async def main() -> None:
-    meet, slack = FakeMeet(delay=SERVICE_DELAY), FakeSlack()
-    meet_server, slack_server = LoopbackServer(meet.asgi()).start(), LoopbackServer(slack.asgi()).start()
-    slack.base = slack_server.url
-    slack.add_user("U0BENCH", "bench@example.gouv.fr", locale="en-US")
-    meet.add_user("bench@example.gouv.fr")
-    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
-    redis = EmbeddedRedis(folder / "redis")
-    redis.start()
-    meet.base = meet_server.url
-    env = {**bot_env(meet, slack), "REDIS_URL": redis.url, "DATA_DIR": str(folder)}
-    processes = []
-    try:
-        bare, bare_url = start(["bench/bare_app.py"], {k: v for k, v in env.items() if k != "SLACK_BOT_TOKEN"})
-        first, first_url = start(["-m", "bot", "serve"], env)
-        second, second_url = start(["-m", "bot", "serve"], env)
-        processes += [bare, first, second]
-
-        # 20 cold commands of one person over two processes: how many token requests?
-        await fire([first_url, second_url], "U0BENCH", slack.response_url(), 20, 20)
-        await wait_for(lambda: len(slack.responses) >= 20)
-        token_requests = len(meet.token_requests)
-
-        # warm both (Bolt's first request calls auth.test), then measure side by side
-        for url in (bare_url, first_url):
-            await fire([url], "U0BENCH", slack.response_url(), 5, 5)
-        rows = []
-        for name, url in (("bare AsyncApp (ack only)", bare_url), ("roombot /room list", first_url)):
-            latencies = await fire([url], "U0BENCH", slack.response_url(), REQUESTS, CONCURRENCY)
-            rows.append((name, percentile(latencies, 50), percentile(latencies, 99), max(latencies)))
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(15)
-        redis.stop()
-        meet_server.stop()
-        slack_server.stop()
-
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}")
-    print(f"{REQUESTS} signed /room list, concurrency {CONCURRENCY}, room service answering in {SERVICE_DELAY * 1000:.0f} ms\n")
-    print(f"| {'server':<26} | {'ack p50':>9} | {'ack p99':>9} | {'ack max':>9} |")
-    print(f"|{'-' * 28}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
-    for name, p50, p99, worst in rows:
-        print(f"| {name:<26} | {p50 * 1000:6.1f} ms | {p99 * 1000:6.1f} ms | {worst * 1000:6.1f} ms |")
-    ratio = rows[1][2] / rows[0][2]
-    print(f"\np99 ratio roombot / bare: {ratio:.2f}× (target ≤ 1.5×); every ack under 3 s: {rows[1][3] < 3}")
-    print(f"token requests for 20 concurrent cold commands of one person on 2 processes: {token_requests} (target 1)")
-
-
-async def wait_for(condition, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out")
-        await asyncio.sleep(0.05)
+def main() -> None:
+    chosen = sys.argv[1:] or list(SUITES)
+    rows = []
+    for name in chosen:
+        rows += asyncio.run(SUITES[name]())
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    print(f"machine: {machine()}\n")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(("measure", "result", "compared with"), widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

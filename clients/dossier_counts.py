@@ -11,10 +11,11 @@ Keys share a `{démarche}` hash tag, so a Redis Cluster keeps them in one slot (
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
@@ -23,6 +24,18 @@ from clients.dossiers import DossierService, Page
 from clients.keys import key
 
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
+
+# One page of states as a single "number:state,…" argument: redis-py encodes each command
+# argument in Python, and 200 arguments a page cost more than the whole paginator.
+_STORE_PAGE = """
+local fields = {}
+for number, state in string.gmatch(ARGV[1], "(%d+):([%w_]+)") do
+  fields[#fields + 1] = number
+  fields[#fields + 1] = state
+end
+if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
+return #fields / 2
+"""
 
 Progress = Callable[[int, int], None]  # (pages fetched, dossiers seen) so far
 
@@ -57,6 +70,7 @@ class DossierCounter:
         self._overlap = overlap
         self._full_every = full_every
         self._now = now or (lambda: dt.datetime.now(dt.UTC))
+        self._store_page = redis.register_script(_STORE_PAGE)
 
     async def count(self, demarche: int, *, since: dt.datetime | None, progress: Progress | None = None) -> DemarcheCounts:
         """`since`: count the dossiers deposited from then on (the previous digest), if any."""
@@ -84,11 +98,12 @@ class DossierCounter:
         await self._redis.delete(fresh)
         tally: Counter[str] = Counter()
         walk = _Walk(since, progress)
-        async for page in self._service.pages("getDemarche", demarche):
-            walk.take(page)
-            tally.update(node.state for node in page.nodes)
-            if page.nodes:
-                await self._redis.hset(fresh, mapping={str(node.number): node.state for node in page.nodes})
+        async with _Overlapped() as writes:
+            async for page in self._service.pages("getDemarche", demarche):
+                walk.take(page)
+                tally.update(node.state for node in page.nodes)
+                if page.nodes:
+                    await writes.submit(self._store(fresh, page))
         if tally:
             await self._redis.rename(fresh, _states(demarche))
         else:
@@ -100,24 +115,53 @@ class DossierCounter:
     ) -> DemarcheCounts:
         states = _states(demarche)
         walk = _Walk(since, progress)
-        changed = self._service.pages("getUpdatedDossiers", demarche, updatedSince=watermark.isoformat())
-        async for page in changed:
-            walk.take(page)
-            if page.nodes:
-                await self._redis.hset(states, mapping={str(node.number): node.state for node in page.nodes})
-        for operation in ("getDeletedDossiers", "getPendingDeletedDossiers"):
-            async for page in self._service.pages(operation, demarche, deletedSince=watermark.isoformat()):
-                walk.take(page, deposits=False)
+        async with _Overlapped() as writes:
+            async for page in self._service.pages("getUpdatedDossiers", demarche, updatedSince=watermark.isoformat()):
+                walk.take(page)
                 if page.nodes:
-                    await self._redis.hdel(states, *(str(node.number) for node in page.nodes))
+                    await writes.submit(self._store(states, page))
+            for operation in ("getDeletedDossiers", "getPendingDeletedDossiers"):
+                async for page in self._service.pages(operation, demarche, deletedSince=watermark.isoformat()):
+                    walk.take(page, deposits=False)
+                    if page.nodes:
+                        await writes.submit(self._redis.hdel(states, *(str(n.number) for n in page.nodes)))
         tally: Counter[str] = Counter()
         async for _, state in self._redis.hscan_iter(states, count=1000):
             tally[state] += 1
         return walk.result(demarche, tally, full=False)
 
+    def _store(self, name: str, page: Page) -> Awaitable[object]:
+        return self._store_page(keys=[name], args=[",".join(f"{node.number}:{node.state}" for node in page.nodes)])
+
     async def _meta(self, demarche: int) -> dict | None:
         raw = await self._redis.get(_meta(demarche))
         return json.loads(raw) if raw else None
+
+
+class _Overlapped:
+    """Runs each page's Redis write while the next page is being fetched, one write at a time
+    and in order; leaving the block waits for the last one (or cancels it on error)."""
+
+    def __init__(self) -> None:
+        self._pending: asyncio.Future | None = None
+
+    async def submit(self, write: Awaitable[object]) -> None:
+        await self._flush()
+        self._pending = asyncio.ensure_future(write)
+
+    async def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            await pending
+
+    async def __aenter__(self) -> "_Overlapped":
+        return self
+
+    async def __aexit__(self, kind: object, error: object, trace: object) -> None:
+        if error is None:
+            await self._flush()
+        elif self._pending is not None:
+            self._pending.cancel()
 
 
 class _Walk:

@@ -1,0 +1,116 @@
+"""Digest benchmarks, against the dossier-service fake in its own process.
+
+1. Wall time of a walk of 20,000 dossiers against a raw loop of HTTP requests over the same
+   pages, in the same run (median of 5 each, alternated): the paginator with its tally alone, and
+   the full counting walk that also stores every state in Redis for the next day's increment.
+2. Peak Python memory (tracemalloc) of a full walk of 10,000 and of 100,000 dossiers.
+3. Requests on the second day for 100,000 dossiers of which 1 % changed, against a full walk.
+The limiter is set out of the way (the fake does not rate limit): this measures our own overhead.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+from pydantic import SecretStr
+
+from bench.rooms import start
+from bot.redis_server import EmbeddedRedis
+from clients.dossier_counts import DossierCounter
+from clients.dossiers import GET_DEMARCHE, DossierService
+from clients.rate_limit import RateLimiter
+from tests.fakes.ds import TOKEN
+
+WALK, SMALL, LARGE = 20_000, 10_000, 100_000
+
+
+async def raw_walk(url: str, number: int) -> int:
+    seen, after = 0, None
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+        while True:
+            response = await http.post(url, json={"query": GET_DEMARCHE, "operationName": "getDemarche",
+                                                  "variables": {"demarcheNumber": number, "after": after}})
+            dossiers = response.json()["data"]["demarche"]["dossiers"]
+            seen += len(dossiers["nodes"])
+            if not dossiers["pageInfo"]["hasNextPage"]:
+                return seen
+            after = dossiers["pageInfo"]["endCursor"]
+
+
+async def paginate(service: DossierService, number: int) -> int:
+    """The paginator alone: every page through DossierService.pages, states tallied, nothing stored."""
+    tally: Counter[str] = Counter()
+    async for page in service.pages("getDemarche", number):
+        tally.update(node.state for node in page.nodes)
+    return sum(tally.values())
+
+
+async def full_walk(counter: DossierCounter, number: int) -> int:
+    await counter.forget(number)
+    return (await counter.count(number, since=None)).total
+
+
+async def timed(walk) -> float:
+    started = time.perf_counter()
+    await walk
+    return time.perf_counter() - started
+
+
+async def main() -> list[tuple[str, str, str]]:
+    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-ds-"))
+    redis_server = EmbeddedRedis(folder / "redis")
+    redis_server.start()
+    fake, base = start(["bench/ds_server.py", f"1:{WALK},2:{SMALL},3:{LARGE}"], {}, timeout=120)
+    url = f"{base}/api/v2/graphql"
+    redis = aioredis.Redis.from_url(redis_server.url, decode_responses=True)
+    service = DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(10**9))
+    counter = DossierCounter(service, redis)
+    try:
+        await raw_walk(url, 1)  # warm both paths
+        await full_walk(counter, 1)
+        raw, pages, ours = [], [], []
+        for _ in range(5):
+            raw.append(await timed(raw_walk(url, 1)))
+            pages.append(await timed(paginate(service, 1)))
+            ours.append(await timed(full_walk(counter, 1)))
+        raw_s, pages_s, ours_s = (statistics.median(times) for times in (raw, pages, ours))
+
+        peaks = {}
+        for number, size in ((2, SMALL), (3, LARGE)):
+            await counter.forget(number)
+            tracemalloc.start()
+            tracemalloc.reset_peak()
+            total = (await counter.count(number, since=None)).total
+            peaks[size] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert total == size
+
+        await counter.forget(3)
+        full_requests = (await counter.count(3, since=None)).requests
+        async with httpx.AsyncClient() as http:
+            changed = (await http.post(f"{base}/admin/change", json={"demarche": 3, "fraction": 0.01})).json()
+        second = await counter.count(3, since=None)
+        assert not second.full_walk
+    finally:
+        await service.aclose()
+        await redis.aclose()
+        fake.terminate()
+        fake.wait(10)
+        redis_server.stop()
+
+    return [
+        (f"paginator over {WALK:,} dossiers, tallied (median of 5)", f"{pages_s:.2f} s vs raw loop {raw_s:.2f} s",
+         f"{pages_s / raw_s:.2f}× (target ≤ 1.05×)"),
+        ("full counting walk, states stored in Redis", f"{ours_s:.2f} s vs raw loop {raw_s:.2f} s", f"{ours_s / raw_s:.2f}×"),
+        ("peak memory of a full walk", f"{peaks[SMALL] / 1024:,.0f} KiB for {SMALL:,} · {peaks[LARGE] / 1024:,.0f} KiB for {LARGE:,}",
+         f"{peaks[LARGE] / peaks[SMALL]:.2f}× for 10× the dossiers (flat)"),
+        (f"second day, {LARGE:,} dossiers, {changed['changed']:,} changed", f"{second.requests} requests vs {full_requests} for a full walk",
+         f"{second.requests / full_requests:.1%} (target ≤ 10 %)"),
+    ]

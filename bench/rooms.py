@@ -1,0 +1,132 @@
+"""Room benchmarks: the bot measured side by side with a baseline in the same run.
+
+1. Ack latency of 100 `/room list` at concurrency 50 while the room service takes 800 ms per
+   answer, for the bot and for a bare AsyncApp that only acks, both served over loopback HTTP by
+   uvicorn in their own processes.
+2. Token requests made by 20 concurrent cold `/room list` of one person spread over two bot
+   processes sharing one Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from bot.redis_server import EmbeddedRedis
+from tests.conftest import bot_env
+from tests.fakes.loopback import LoopbackServer
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import command_body, signed_headers
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUESTS, CONCURRENCY, SERVICE_DELAY = 100, 50, 0.8
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start(args: list[str], env: dict[str, str], timeout: float = 20) -> tuple[subprocess.Popen, str]:
+    """Starts a server process on a free port (its PORT) and waits until it answers HTTP."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1",
+                                "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"}, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(base + "/", timeout=0.5)
+            return process, base
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{args} did not start") from None
+            time.sleep(0.1)
+
+
+async def fire(bases: list[str], user: str, response_url: str, count: int, concurrency: int) -> list[float]:
+    """Sends `count` signed `/room list`, round-robin over `bases`; returns each ack's latency (s)."""
+    limit = asyncio.Semaphore(concurrency)
+    latencies: list[float] = []
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency * 2), timeout=30) as http:
+
+        async def one(index: int) -> None:
+            body = command_body("list", user, response_url)
+            async with limit:
+                started = time.perf_counter()
+                response = await http.post(bases[index % len(bases)] + "/slack/events", content=body, headers=signed_headers(body))
+                latencies.append(time.perf_counter() - started)
+                assert response.status_code == 200, response.text
+
+        await asyncio.gather(*(one(i) for i in range(count)))
+    return latencies
+
+
+def percentile(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+async def main() -> list[tuple[str, str, str]]:
+    meet, slack = FakeMeet(delay=SERVICE_DELAY), FakeSlack()
+    meet_server, slack_server = LoopbackServer(meet.asgi()).start(), LoopbackServer(slack.asgi()).start()
+    slack.base = slack_server.url
+    slack.add_user("U0BENCH", "bench@example.gouv.fr", locale="en-US")
+    meet.add_user("bench@example.gouv.fr")
+    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
+    redis = EmbeddedRedis(folder / "redis")
+    redis.start()
+    meet.base = meet_server.url
+    env = {**bot_env(meet, slack), "REDIS_URL": redis.url, "DATA_DIR": str(folder)}
+    processes = []
+    try:
+        bare, bare_url = start(["bench/bare_app.py"], {k: v for k, v in env.items() if k != "SLACK_BOT_TOKEN"})
+        first, first_url = start(["-m", "bot", "serve"], env)
+        second, second_url = start(["-m", "bot", "serve"], env)
+        processes += [bare, first, second]
+
+        # 20 cold commands of one person over two processes: how many token requests?
+        await fire([first_url, second_url], "U0BENCH", slack.response_url(), 20, 20)
+        await wait_for(lambda: len(slack.responses) >= 20)
+        token_requests = len(meet.token_requests)
+
+        # warm both (Bolt's first request calls auth.test), then measure side by side
+        for url in (bare_url, first_url):
+            await fire([url], "U0BENCH", slack.response_url(), 5, 5)
+        rows = []
+        for name, url in (("bare AsyncApp (ack only)", bare_url), ("roombot /room list", first_url)):
+            latencies = await fire([url], "U0BENCH", slack.response_url(), REQUESTS, CONCURRENCY)
+            rows.append((name, percentile(latencies, 50), percentile(latencies, 99), max(latencies)))
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(15)
+        redis.stop()
+        meet_server.stop()
+        slack_server.stop()
+
+    bare_row, bot_row = rows
+    return [
+        (f"ack of /room list, {REQUESTS} at concurrency {CONCURRENCY}, rooms answering in {SERVICE_DELAY * 1000:.0f} ms",
+         f"roombot p50 {bot_row[1] * 1000:.0f} ms · p99 {bot_row[2] * 1000:.0f} ms · max {bot_row[3] * 1000:.0f} ms",
+         f"bare AsyncApp p50 {bare_row[1] * 1000:.0f} ms · p99 {bare_row[2] * 1000:.0f} ms: p99 {bot_row[2] / bare_row[2]:.2f}× (target ≤ 1.5×, all < 3 s)"),
+        ("token requests, 20 concurrent cold commands of one person on 2 processes", str(token_requests), "target 1"),
+    ]
+
+
+async def wait_for(condition, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError("timed out")
+        await asyncio.sleep(0.05)
