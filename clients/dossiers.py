@@ -48,21 +48,21 @@ GET_UPDATED_DOSSIERS = f"""query getUpdatedDossiers($demarcheNumber: Int!, $upda
   }}
 }}"""
 
-GET_DELETED_DOSSIERS = f"""query getDeletedDossiers($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
+
+
+def _deleted_query(operation: str, connection: str) -> str:
+    """Deleted and pending-deleted dossiers are two connections with the same arguments."""
+    return f"""query {operation}($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
   demarche(number: $demarcheNumber) {{
     number title state
-    deletedDossiers(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
+    {connection}(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
     }}
   }}
 }}"""
 
-GET_PENDING_DELETED_DOSSIERS = f"""query getPendingDeletedDossiers($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
-  demarche(number: $demarcheNumber) {{
-    number title state
-    pendingDeletedDossiers(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
-    }}
-  }}
-}}"""
+
+GET_DELETED_DOSSIERS = _deleted_query("getDeletedDossiers", "deletedDossiers")
+GET_PENDING_DELETED_DOSSIERS = _deleted_query("getPendingDeletedDossiers", "pendingDeletedDossiers")
 
 #: Every document the client can send, by operation name (the tests validate each against the schema).
 QUERIES = {
