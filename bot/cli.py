@@ -9,6 +9,7 @@ import sys
 from bot import logs
 from bot.config import ConfigError, load_settings
 from bot.digest_cli import run_digest_command
+from bot.keys_cli import run_keys_command
 from bot.server import serve
 
 
@@ -19,6 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     digest = commands.add_parser("digest", help="post today's dossier digest now, unless it was posted already")
     digest.add_argument("--force", action="store_true", help="post it again even if today's went out")
     digest.add_argument("--dry-run", action="store_true", help="print the digest here; post nothing")
+    keys = commands.add_parser("keys", help="the inference service's API keys")
+    key_actions = keys.add_subparsers(dest="action", required=True)
+    key_actions.add_parser("list", help="list the account's keys, secrets masked")
+    rotate = key_actions.add_parser("rotate", help="create a fresh key, check it, use it, revoke the bot's previous one")
+    rotate.add_argument("--expires-in-days", type=int, default=90, metavar="N", help="lifetime of the new key (default 90; 0: none)")
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
@@ -27,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(serve(settings))
         elif args.command == "digest":
             return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run))
+        elif args.command == "keys":
+            return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
     except ConfigError as error:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2

@@ -128,6 +128,7 @@ _PURPOSE = {
     "ds_api_token": "the dossier service token is needed for the digest",
     "digest_channel": "the Slack channel id the digest goes to is needed to post it",
     "digest_demarches": "the comma-separated démarche numbers the digest reports on",
+    "albert_api_key": "the inference service API key is needed to manage keys",
 }
 
 

@@ -18,13 +18,16 @@ import redis.asyncio as aioredis
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.inference import inference
 from clients.digest_store import DigestStore
 from clients.dossier_counts import DossierCounter, Progress
 from clients.dossier_errors import DossierConfigError, DossierServiceError
 from clients.dossiers import DossierService
+from clients.inference import InferenceService
 from clients.rate_limit import RateLimiter
 from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, failure_reason
 from handlers.digest_post import post_parts
+from handlers.digest_summary import summary_line
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ class DigestJob:
     store: DigestStore
     counter: DossierCounter
     slack: AsyncWebClient | None
+    inference: InferenceService | None = None  # writes the optional AI line when configured
 
     async def compute(self, day: dt.date, progress_for: Callable[[int], Progress] | None = None) -> Digest:
         """Counts the démarches one after the other (they share one rate limit); failures are kept aside."""
@@ -79,7 +83,9 @@ class DigestJob:
             if not force and await self.store.is_posted(day):
                 return Outcome.ALREADY_POSTED
             digest = await self.compute(day, progress_for)
-            messages = digest_messages(self.settings.default_language, day, digest.lines, digest.failures)
+            lang = self.settings.default_language
+            summary = await summary_line(self.inference, lang, digest.lines) if self.inference else None
+            messages = digest_messages(lang, day, digest.lines, digest.failures, summary)
             run = f"forced-{uuid.uuid4().hex[:8]}" if force else "daily"
             await post_parts(
                 self.slack,
@@ -104,7 +110,7 @@ async def digest_job(settings: Settings, redis: aioredis.Redis, slack: AsyncWebC
     assert settings.ds_api_token is not None
     service = DossierService(str(settings.ds_api_url), settings.ds_api_token,
                              limiter=RateLimiter(settings.ds_requests_per_minute))
-    try:
-        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack)
-    finally:
-        await service.aclose()
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(service.aclose)
+        ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key else None
+        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack, ai.service if ai else None)

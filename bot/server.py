@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import signal
 
@@ -24,8 +25,10 @@ from starlette.routing import Route
 
 from bot.config import Settings
 from bot.digest import digest_job
+from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily
 from bot.wiring import Runtime, running
+from clients.key_store import KeyStore
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +70,14 @@ async def serve(settings: Settings) -> None:
         signal.signal(stop, lambda signum, frame: None)
     async with running(settings) as runtime, contextlib.AsyncExitStack() as stack:
         stop = asyncio.Event()
-        scheduler = None
+        daily = []
         if settings.digest_enabled:
             job = await stack.enter_async_context(digest_job(settings, runtime.redis, runtime.app.client))
-            scheduler = asyncio.create_task(run_daily(job.run, settings.digest_time, settings.zone, stop))
+            daily.append(run_daily(job.run, settings.digest_time, settings.zone, stop))
             log.info("daily digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
+        if settings.albert_api_key:
+            daily.append(run_daily(ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key)), dt.time(0, 0), settings.zone, stop))
+        schedulers = [asyncio.create_task(loop) for loop in daily]
         web = create_web_app(runtime, slack_events=not settings.socket_mode)
         server = uvicorn.Server(
             uvicorn.Config(web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3)
@@ -88,7 +94,7 @@ async def serve(settings: Settings) -> None:
             if socket_mode is not None:
                 await socket_mode.close_async()
             await runtime.tasks.drain(DRAIN_SECONDS)
-            if scheduler is not None:  # a digest in progress is cut; its lock frees the day for a retry
+            for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()
-                await asyncio.gather(scheduler, return_exceptions=True)
+            await asyncio.gather(*schedulers, return_exceptions=True)
     log.info("stopped")

@@ -2,8 +2,9 @@
 
 Rules (from the services' real behaviour, see the reference notes):
 - 429: wait `Retry-After` (seconds or HTTP date), else the `x-ratelimit-reset-*` durations or
-  the `RateLimit-Reset` instant, else exponential backoff with full jitter; a request rejected with 429 was not processed,
-  so it is retried even when it is not idempotent;
+  the `RateLimit-Reset` instant, else exponential backoff with full jitter; a request rejected
+  with 429 was not processed, so it is retried even when it is not idempotent — except for a
+  daily quota, which no wait within a call can outlast: that 429 is returned to be reported;
 - 503: `Retry-After` when present, else backoff; 500/502/504 and read errors: backoff —
   only for idempotent requests, since the server may have acted already;
 - connection errors (the request never reached the server): backoff, always;
@@ -44,7 +45,6 @@ class RetryPolicy:
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
     jitter: Callable[[], float] = field(default=random.random)
-    give_up: Callable[[httpx.Response], bool] = field(default=lambda response: False)
 
     async def send(
         self,
@@ -79,7 +79,7 @@ class RetryPolicy:
     def _retriable(self, response: httpx.Response, idempotent: bool) -> bool:
         status = response.status_code
         if status in RETRY_ALWAYS:
-            return not self.give_up(response)
+            return not daily_quota_exhausted(response)
         return status in RETRY_IF_IDEMPOTENT and idempotent
 
     def delay_for(self, response: httpx.Response, attempt: int) -> float:
@@ -92,6 +92,15 @@ class RetryPolicy:
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with full jitter (AWS architecture blog's 'full jitter')."""
         return self.jitter() * min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+
+
+def daily_quota_exhausted(response: httpx.Response) -> bool:
+    """A 429 for a daily quota (`… requests per day exceeded`, `… tokens per day …`) lasts until
+    tomorrow: waiting within one call's budget cannot help, so it is reported, not retried."""
+    if response.status_code != 429:
+        return False
+    text = response.text.lower()
+    return any(words in text for words in ("per day", "par jour", "daily", "quotidien"))
 
 
 def retry_after(response: httpx.Response, now: float) -> float | None:

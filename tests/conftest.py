@@ -70,6 +70,19 @@ def _loopback() -> Iterator[tuple[LoopbackServer, Swappable]]:
 meet_server = pytest.fixture(scope="session", name="meet_server")(_loopback)
 slack_server = pytest.fixture(scope="session", name="slack_server")(_loopback)
 ds_server = pytest.fixture(scope="session", name="ds_server")(_loopback)
+albert_server = pytest.fixture(scope="session", name="albert_server")(_loopback)
+
+
+@pytest.fixture
+def albert(albert_server):
+    """The inference service fake, fresh for each test."""
+    from tests.fakes.albert import FakeAlbert
+
+    server, app = albert_server
+    fake = FakeAlbert()
+    fake.url = server.url
+    app.target = fake.asgi()
+    return fake
 
 
 def require_reference(name: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import logging
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from bot.wiring import configure_slack_client
 from clients.digest_store import DigestStore
 from clients.dossier_counts import DemarcheCounts, DossierCounter
 from clients.dossiers import DossierService
+from clients.inference import InferenceService
 from clients.rate_limit import RateLimiter
 from clients.retry import RetryPolicy
 from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, sparkline
@@ -214,3 +216,61 @@ def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, 
     missing = subprocess.run([sys.executable, "-m", "bot", "digest"], cwd=tmp_path,
                              env={k: v for k, v in env.items() if k != "DIGEST_DEMARCHES"}, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "DIGEST_DEMARCHES" in missing.stderr
+
+
+@pytest.fixture
+async def ai_service(albert):
+    from tests.fakes.albert import BOOTSTRAP
+
+    async def key() -> SecretStr:
+        return SecretStr(BOOTSTRAP)
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    service = InferenceService(albert.url, key, model="albert-small", policy=RetryPolicy(attempts=3, sleep=no_wait))
+    yield service
+    await service.aclose()
+
+
+async def test_ai_line_summarises_the_counts_without_sending_titles(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service):
+    ds.add_demarche(101, "Subvention pour Mme Dupont", dossiers=30)
+    ds.add_demarche(102, "Deux", dossiers=3)
+    job = jobs()
+    job.inference = ai_service
+    await job.run(dt.date(2026, 1, 5))
+    words = text_of(digest_posts(slack)[0])
+    assert f":sparkles: {albert.reply} _(written by Albert from the counts)_" in words
+    [chat] = albert.chats
+    sent = json.dumps(chat["messages"], ensure_ascii=False)
+    assert "Dupont" not in sent and "Subvention" not in sent
+    assert json.loads(chat["messages"][1]["content"])[0] == {
+        "demarche": 101, "total": 30, "by_state": ds.states(101), "change_since_previous": None, "deposited_since_previous": None}
+    assert "in English" in chat["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("fault", ["503", "504html", "429day"])
+async def test_digest_goes_out_without_the_ai_line_when_the_service_fails(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service, fault):
+    ds.add_demarche(101, "Un", dossiers=3)
+    ds.add_demarche(102, "Deux", dossiers=3)
+    albert.faults = [fault] * 5
+    job = jobs()
+    job.inference = ai_service
+    assert await job.run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    words = text_of(digest_posts(slack)[0])
+    assert "*3* dossiers" in words and "Albert" not in words
+
+
+async def test_digest_goes_out_without_the_ai_line_after_the_time_limit(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service, monkeypatch):
+    import handlers.digest_summary
+
+    monkeypatch.setattr(handlers.digest_summary, "TIME_LIMIT", 0.2)
+    ds.add_demarche(101, "Un", dossiers=3)
+    ds.add_demarche(102, "Deux", dossiers=3)
+    albert.delay = 2.0
+    job = jobs()
+    job.inference = ai_service
+    started = asyncio.get_running_loop().time()
+    assert await job.run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    assert asyncio.get_running_loop().time() - started < 1.5
+    assert "Albert" not in text_of(digest_posts(slack)[0])

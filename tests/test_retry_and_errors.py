@@ -141,3 +141,14 @@ def test_non_json_bodies_give_the_status_never_html():
 def test_field_errors_only_for_field_keyed_bodies():
     assert field_errors(response(400, json={"access_level": ["bad"]})) == {"access_level": "bad"}
     assert field_errors(response(400, json={"error": "Scope should be a valid email address."})) == {}
+
+
+async def test_a_daily_quota_429_is_not_retried_but_a_per_minute_one_is():
+    clock = Clock()
+    attempt, calls = answers(response(429, json={"detail": "10 requests per day exceeded (remaining: 0)."}), response(200))
+    assert (await clock.policy().send("svc", attempt, idempotent=True)).status_code == 429
+    assert len(calls) == 1 and clock.slept == []
+
+    attempt, calls = answers(response(429, json={"detail": "3 requests per minute exceeded (remaining: 0)."}), response(200))
+    assert (await clock.policy().send("svc", attempt, idempotent=True)).status_code == 200
+    assert clock.slept == [0.25]  # no Retry-After, no rate headers: backoff

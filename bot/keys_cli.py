@@ -1,0 +1,59 @@
+"""`python -m bot keys list|rotate`: the inference service's API keys, secrets masked."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from bot.config import Settings
+from bot.inference import inference, rotate
+from bot.redis_server import open_redis
+from clients.inference import ApiKey
+from clients.inference_errors import InferenceError
+
+
+async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
+    settings.require("albert_api_key")
+    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
+    try:
+        async with open_redis(redis_url, settings.data_dir) as redis, inference(settings, redis) as ai:
+            if action == "list":
+                active = await ai.keys.active()
+                bootstrap = settings.albert_api_key.get_secret_value() if settings.albert_api_key else ""
+                _print_keys(await ai.service.list_keys(), active.id if active else None, bootstrap)
+                return 0
+            new, previous = await rotate(ai, expires_in_days=expires_in_days)
+    except InferenceError as error:
+        print(f"roombot: the inference service refused: {error.detail} ({type(error).__name__})", file=sys.stderr)
+        return 1
+    until = _date(new.expires) or "no expiry"
+    print(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}")
+    print(f"revoked the bot's previous key {previous.name} (id {previous.id})" if previous else "the bootstrap key ALBERT_API_KEY is kept")
+    return 0
+
+
+def mask(secret: str) -> str:
+    """Enough to tell keys apart, never enough to use one."""
+    return f"{secret[:6]}…{secret[-4:]}" if len(secret) > 16 else "…"
+
+
+def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str) -> None:
+    table = Table(title="inference API keys")
+    for column in ("id", "name", "secret", "expires", "created", "used by the bot"):
+        table.add_column(column)
+    for key in keys:
+        shown = key.secret.get_secret_value() if key.secret else ""
+        head, _, tail = shown.partition("...")  # the service masks lists as first 8 … last 8
+        role = "active (rotated)" if str(key.id) == str(active_id) else ""
+        if bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail):
+            role = "bootstrap (ALBERT_API_KEY)" + (", fallback" if active_id is not None else ", active")
+        table.add_row(str(key.id), key.name, mask(shown.replace("...", "")), _date(key.expires) or "never",
+                      _date(key.created) or "", role)
+    Console().print(table)
+
+
+def _date(stamp: int | None) -> str | None:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).date().isoformat() if stamp else None

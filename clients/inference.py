@@ -1,0 +1,236 @@
+"""Client of the inference service (Albert API, OpenAI-compatible) and of its API keys.
+
+Chat completions go through the shared retry policy. A streamed answer counts only when a choice
+ended with a `finish_reason` and `data: [DONE]` arrived; a stream cut in the middle (a bare
+`{"detail": …}` line, an `event: error`, a dropped connection) is retried as a whole, and its
+partial text is never returned.
+
+Key routes moved twice (albert-api.md §1): `/v1/keys` (2026-08+), `/v1/me/keys` (2025-09+),
+`/v1/tokens` (before). The client tries them newest first and keeps the first that exists; the
+secret comes back as `token`, `key` or `value`; revocation answers 204 or 200.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+
+from clients.errors import describe_error
+from clients.inference_errors import InferenceRefused, InferenceUnavailable, KeyRejected, QuotaExhausted
+from clients.retry import RetryPolicy, daily_quota_exhausted
+
+log = logging.getLogger(__name__)
+
+SERVICE = "inference"
+KEY_ROUTES = ("/v1/keys", "/v1/me/keys", "/v1/tokens")
+
+KeySource = Callable[[], Awaitable[SecretStr]]
+
+
+class StreamInterrupted(httpx.ReadError):
+    """The answer stopped before `finish_reason` and `[DONE]`: a transport failure, retried whole."""
+
+
+class ApiKey(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    id: int | str
+    name: str = ""
+    secret: SecretStr | None = None  # the full secret only right after creation; masked in lists
+    expires: int | None = None
+    created: int | None = None
+
+    @classmethod
+    def read(cls, body: dict[str, Any]) -> "ApiKey":
+        """Whatever the generation: `token`/`key`/`value`, `expires`/`expires_at`, `created`/`created_at`."""
+        secret = next((body[name] for name in ("token", "key", "value") if isinstance(body.get(name), str)), None)
+        return cls(id=body["id"], name=body.get("name") or "", secret=secret,
+                   expires=body.get("expires", body.get("expires_at")), created=body.get("created", body.get("created_at")))
+
+
+class InferenceService:
+    def __init__(
+        self,
+        base_url: str,
+        key: KeySource,
+        *,
+        model: str,
+        policy: RetryPolicy | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        self._base = base_url.rstrip("/")
+        self._key = key
+        self.model = model
+        self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=30.0)
+        self._http = httpx.AsyncClient(follow_redirects=False, timeout=httpx.Timeout(timeout, connect=5.0))
+        self._key_route: str | None = None
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- chat -------------------------------------------------------------------------------
+    async def complete(self, messages: list[dict[str, str]], *, max_tokens: int = 200, temperature: float = 0.3) -> str:
+        body = {"model": self.model, "messages": messages, "max_completion_tokens": max_tokens, "temperature": temperature}
+        response = await self._call("POST", "/v1/chat/completions", json=body, idempotent=True)
+        try:
+            choice = response.json()["choices"][0]
+            return str(choice["message"]["content"] or "").strip()
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise InferenceUnavailable("a completion without choices") from None
+
+    async def stream(self, messages: list[dict[str, str]], *, max_tokens: int = 200, temperature: float = 0.3) -> str:
+        """The whole streamed answer, or an exception: never the part of a cut stream."""
+        body = {"model": self.model, "messages": messages, "max_completion_tokens": max_tokens,
+                "temperature": temperature, "stream": True}
+        text: list[str] = []
+
+        async def attempt(headers: dict[str, str]) -> httpx.Response:
+            text.clear()
+            request = self._http.build_request("POST", self._base + "/v1/chat/completions", json=body, headers=headers)
+            response = await self._http.send(request, stream=True)
+            try:
+                if response.status_code != 200:
+                    await response.aread()
+                    return response
+                text.extend(await _read_stream(response))
+                return response
+            finally:
+                await response.aclose()
+
+        _raise_for(await self._call_with(attempt, idempotent=True))
+        return "".join(text).strip()
+
+    async def models(self, key: SecretStr | None = None) -> list[str]:
+        """Model ids; with `key`, also proves that key works."""
+        response = await self._call("GET", "/v1/models", idempotent=True, key=key)
+        return [str(model.get("id")) for model in response.json().get("data", [])]
+
+    # --- keys -------------------------------------------------------------------------------
+    async def create_key(self, name: str, expires: int | None) -> ApiKey:
+        """The new key with its full secret (shown once). Not retried unless it never left."""
+        route = await self._keys_route()
+        body = {"name": name, "expires_at" if route == "/v1/tokens" else "expires": expires}
+        created = _key((await self._call("POST", route, json=body, idempotent=False)).json())
+        # generations 1 and 2 answer only `{id, token|key}`: the rest is what we asked for
+        created = created.model_copy(update={"name": created.name or name, "expires": created.expires or expires})
+        if created.secret is None:
+            raise InferenceUnavailable("the service created a key but did not return its secret")
+        return created
+
+    async def list_keys(self, *, limit: int = 100) -> list[ApiKey]:
+        """Every key of the account, page after page (`total` is optional: stop on a short page)."""
+        route = await self._keys_route()
+        keys: list[ApiKey] = []
+        while True:
+            params: dict[str, Any] = {"offset": len(keys), "limit": limit}
+            params |= {"sort_by": "created", "sort_order": "asc"} if route == "/v1/keys" else {"order_by": "id", "order_direction": "asc"}
+            body = (await self._call("GET", route, params=params, idempotent=True)).json()
+            page = [_key(item) for item in body.get("data", [])]
+            keys += page
+            total = body.get("total")
+            if len(page) < limit or (total is not None and len(keys) >= total):
+                return keys
+
+    async def get_key(self, key_id: int | str) -> ApiKey:
+        route = await self._keys_route()
+        return _key((await self._call("GET", f"{route}/{key_id}", idempotent=True)).json())
+
+    async def revoke_key(self, key_id: int | str) -> None:
+        route = await self._keys_route()
+        await self._call("DELETE", f"{route}/{key_id}", idempotent=True)  # 204 (gen 2) or 200 (gen 3)
+
+    async def _keys_route(self) -> str:
+        if self._key_route is None:
+            for route in KEY_ROUTES:
+                probe = await self._send("GET", route, params={"offset": 0, "limit": 1}, idempotent=True)
+                if probe.status_code not in (404, 405):
+                    _raise_for(probe)
+                    self._key_route = route
+                    break
+            else:
+                raise InferenceRefused("no API-key routes on this server (tried " + ", ".join(KEY_ROUTES) + ")")
+        return self._key_route
+
+    # --- plumbing ---------------------------------------------------------------------------
+    async def _call(self, method: str, path: str, *, idempotent: bool, key: SecretStr | None = None, **kwargs: Any) -> httpx.Response:
+        response = await self._send(method, path, idempotent=idempotent, key=key, **kwargs)
+        _raise_for(response)
+        return response
+
+    async def _send(self, method: str, path: str, *, idempotent: bool, key: SecretStr | None = None, **kwargs: Any) -> httpx.Response:
+        async def attempt(headers: dict[str, str]) -> httpx.Response:
+            response = await self._http.request(method, self._base + path, headers=headers, **kwargs)
+            await response.aread()
+            return response
+
+        return await self._call_with(attempt, idempotent=idempotent, key=key)
+
+    async def _call_with(
+        self, attempt: Callable[[dict[str, str]], Awaitable[httpx.Response]], *, idempotent: bool, key: SecretStr | None = None
+    ) -> httpx.Response:
+        secret = key or await self._key()
+        headers = {"Authorization": f"Bearer {secret.get_secret_value()}", "User-Agent": "roombot"}
+        try:
+            return await self._policy.send(SERVICE, lambda: attempt(headers), idempotent=idempotent)
+        except httpx.TransportError as error:
+            raise InferenceUnavailable(type(error).__name__) from None
+
+
+async def _read_stream(response: httpx.Response) -> list[str]:
+    """The content pieces of a complete SSE answer; StreamInterrupted on anything short of that."""
+    pieces: list[str] = []
+    finished = done = False
+    event = None
+    try:
+        async for line in response.aiter_lines():
+            if not line.strip():
+                event = None
+                continue
+            if line.startswith("event:"):
+                event = line[6:].strip()
+                continue
+            if not line.startswith("data:"):  # a bare {"detail": …} after some chunks: the upstream broke
+                raise StreamInterrupted(f"stream broken: {line[:120]}")
+            data = line[5:].strip()
+            if event == "error":
+                raise StreamInterrupted(f"stream error event: {data[:120]}")
+            if data == "[DONE]":
+                done = True
+                break
+            chunk = json.loads(data)
+            for choice in chunk.get("choices") or []:
+                pieces.append((choice.get("delta") or {}).get("content") or "")
+                finished = finished or bool(choice.get("finish_reason"))
+    except (httpx.RemoteProtocolError, httpx.ReadError, ValueError) as error:
+        if isinstance(error, StreamInterrupted):
+            raise
+        raise StreamInterrupted(f"stream dropped: {type(error).__name__}") from None
+    if not (finished and done):
+        raise StreamInterrupted("stream ended without finish_reason and [DONE]")
+    return pieces
+
+
+def _raise_for(response: httpx.Response) -> None:
+    status = response.status_code
+    if status < 400:
+        return
+    detail = describe_error(response)
+    if status in (401, 403) and ("key" in detail.lower() or "authenticated" in detail.lower()):
+        raise KeyRejected(detail)
+    if daily_quota_exhausted(response):
+        raise QuotaExhausted(detail)
+    if status == 429 or status >= 500:
+        raise InferenceUnavailable(detail)
+    raise InferenceRefused(detail)
+
+
+def _key(body: Any) -> ApiKey:
+    try:
+        return ApiKey.read(body)
+    except (KeyError, TypeError, ValidationError) as error:
+        raise InferenceUnavailable(f"unreadable key ({type(error).__name__})") from None

@@ -1,0 +1,57 @@
+"""Which inference key the bot uses: the one it rotated to (kept in Redis), else the operator's
+bootstrap key (`ALBERT_API_KEY`), which the bot never stores and never revokes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from pydantic import SecretStr
+
+from clients.inference import ApiKey
+from clients.inference_errors import KeyRejected
+from clients.keys import key
+
+ACTIVE = key("albert", "active-key")
+
+
+@dataclass(frozen=True)
+class ActiveKey:
+    id: int | str
+    name: str
+    secret: SecretStr
+    expires: int | None
+
+    def expires_within(self, days: int, now: dt.datetime) -> bool:
+        return self.expires is not None and self.expires - now.timestamp() <= days * 86400
+
+
+class KeyStore:
+    def __init__(self, redis: aioredis.Redis, bootstrap: SecretStr | None) -> None:
+        self._redis = redis
+        self.bootstrap = bootstrap
+
+    async def active(self) -> ActiveKey | None:
+        raw = await self._redis.get(ACTIVE)
+        if raw is None:
+            return None
+        data = json.loads(raw)
+        return ActiveKey(data["id"], data["name"], SecretStr(data["secret"]), data.get("expires"))
+
+    async def current(self) -> SecretStr:
+        active = await self.active()
+        if active is not None:
+            return active.secret
+        if self.bootstrap is None:
+            raise KeyRejected("no inference key: set ALBERT_API_KEY")
+        return self.bootstrap
+
+    async def activate(self, new: ApiKey) -> ActiveKey | None:
+        """Makes `new` the bot's key; returns the key it replaces (the bot's own, never the bootstrap)."""
+        assert new.secret is not None
+        previous = await self.active()
+        entry = {"id": new.id, "name": new.name, "secret": new.secret.get_secret_value(), "expires": new.expires}
+        await self._redis.set(ACTIVE, json.dumps(entry))
+        return previous

@@ -1,0 +1,70 @@
+"""One or two sentences about the day's changes, written by the inference service from the counts.
+
+Only numbers leave: démarche numbers, counts and changes, no title and nothing about a person.
+Any failure, or more than `TIME_LIMIT` seconds, and the digest goes out without the line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from clients.inference import InferenceService
+from clients.inference_errors import InferenceError, KeyRejected
+from handlers.digest_messages import DigestLine
+from handlers.i18n import text
+
+log = logging.getLogger(__name__)
+
+TIME_LIMIT = 30.0
+MAX_CHARS = 400
+
+_INSTRUCTIONS = {
+    "fr": "Tu résumes en une ou deux phrases, en français, l'évolution des dossiers d'une administration depuis "
+          "le résumé précédent. Appuie-toi uniquement sur les chiffres fournis, désigne les démarches par leur "
+          "numéro, n'invente rien, pas de liste ni de mise en forme.",
+    "en": "Summarise in one or two sentences, in English, how an administration's case files changed since the "
+          "previous digest. Use only the numbers given, name procedures by their number, invent nothing, "
+          "no list and no formatting.",
+}
+
+
+def facts(lines: list[DigestLine]) -> list[dict[str, object]]:
+    """What the model may see: numbers only."""
+    return [
+        {
+            "demarche": line.counts.number,
+            "total": line.counts.total,
+            "by_state": line.counts.by_state,
+            "change_since_previous": None if line.previous is None else line.counts.total - line.previous.total,
+            "deposited_since_previous": None if line.previous is None else line.counts.deposited_since,
+        }
+        for line in lines
+    ]
+
+
+async def summary_line(service: InferenceService, lang: str, lines: list[DigestLine]) -> str | None:
+    if not lines:
+        return None
+    messages = [
+        {"role": "system", "content": _INSTRUCTIONS.get(lang, _INSTRUCTIONS["fr"])},
+        {"role": "user", "content": json.dumps(facts(lines), ensure_ascii=False)},
+    ]
+    try:
+        written = await asyncio.wait_for(service.complete(messages, max_tokens=150), TIME_LIMIT)
+    except TimeoutError:
+        log.warning("no AI line in the digest: the inference service took more than %.0f s", TIME_LIMIT)
+        return None
+    except KeyRejected as error:
+        log.error("no AI line in the digest: the inference key is refused (%s); rotate or fix ALBERT_API_KEY", error.detail)
+        return None
+    except InferenceError as error:
+        log.warning("no AI line in the digest: %s: %s", type(error).__name__, error.detail)
+        return None
+    sentence = " ".join(written.split())
+    if not sentence:
+        return None
+    if len(sentence) > MAX_CHARS:
+        sentence = sentence[: MAX_CHARS - 1] + "…"
+    return text(lang, "digest.ai_line", line=sentence)

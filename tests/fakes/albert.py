@@ -1,0 +1,158 @@
+"""A loopback Albert API (albert-api.md) with its real shapes and faults.
+
+Key routes by generation (1: `/v1/tokens` + `token`; 2: `/v1/me/keys`, create answers `key`,
+delete 204, no total; 3: `/v1/keys`, `value`, delete 200, `total`); FastAPI-style errors; 429
+without Retry-After; 503 with `Retry-After: 10`; the nginx HTML 504; and streams cut three ways.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+BOOTSTRAP = "sk-bootstrap-operator-key-0123456789abcdef"
+MODEL = "albert-small"
+
+
+@dataclass
+class FakeAlbert:
+    generation: int = 2
+    keys: dict[int, dict[str, Any]] = field(default_factory=dict)
+    faults: list[str] = field(default_factory=list)  # next chat answers: 429, 429day, 503, 504html, cut_detail, cut_event, cut_drop
+    reply: str = "Les dossiers progressent : 12 nouveaux dépôts, surtout sur la démarche 101."
+    chats: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, key used
+    delay: float = 0.0
+    new_keys_work: bool = True  # False: keys created from now on are refused (a broken rotation)
+    url: str = ""
+    _next_id: int = 1
+
+    def __post_init__(self) -> None:
+        self._add_key("operator", BOOTSTRAP, None)
+
+    def _add_key(self, name: str, secret: str, expires: int | None) -> dict[str, Any]:
+        entry = {"id": self._next_id, "name": name, "secret": secret, "expires": expires, "created": int(time.time()),
+                 "revoked": False, "disabled": not self.new_keys_work and name != "operator"}
+        self.keys[self._next_id] = entry
+        self._next_id += 1
+        return entry
+
+    def live(self, secret: str) -> bool:
+        return any(k["secret"] == secret and not k["revoked"] and not k["disabled"] for k in self.keys.values())
+
+    @property
+    def route(self) -> str:
+        return {1: "/v1/tokens", 2: "/v1/me/keys", 3: "/v1/keys"}[self.generation]
+
+    def asgi(self) -> Starlette:
+        return Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST", "DELETE", "PATCH"])])
+
+    async def _dispatch(self, request: Request) -> Response:
+        path = "/" + request.path_params["path"]
+        header = request.headers.get("authorization", "")
+        secret = header.removeprefix("Bearer ") if header.startswith("Bearer ") else ""
+        self.calls.append((request.method, path, secret))
+        if not secret:
+            return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
+        if not self.live(secret):
+            return JSONResponse({"detail": "Invalid API key."}, status_code=403 if self.generation < 3 else 401)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if path == "/v1/models" and request.method == "GET":
+            return JSONResponse({"object": "list", "data": [{"id": MODEL, "object": "model", "type": "text-generation", "aliases": []}]})
+        if path == "/v1/chat/completions" and request.method == "POST":
+            return await self._chat(request)
+        if path == self.route or path.startswith(self.route + "/"):
+            return await self._keys(request, path[len(self.route):].strip("/"))
+        return JSONResponse({"detail": "Not Found"}, status_code=404)
+
+    async def _chat(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        self.chats.append(body)
+        fault = self.faults.pop(0) if self.faults else None
+        stream = bool(body.get("stream"))
+        if fault == "429":
+            return JSONResponse({"detail": "3 requests per minute exceeded (remaining: 0)."}, status_code=429)
+        if fault == "429day":
+            return JSONResponse({"detail": "10 requests per day exceeded (remaining: 0)."}, status_code=429)
+        if fault == "503":
+            return JSONResponse({"detail": "Model is too busy (ReadTimeout), please try again later"}, status_code=503,
+                                headers={"Retry-After": "10"})
+        if fault == "504html":
+            return Response("<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center>"
+                            "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
+        if not stream:
+            return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": MODEL,
+                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}],
+                                 "usage": {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": 35, "cost": 0.0, "requests": 1}})
+        return StreamingResponse(self._stream(fault), media_type="text/event-stream")
+
+    async def _stream(self, fault: str | None):
+        words = self.reply.split(" ")
+        half = len(words) // 2
+        for index, word in enumerate(words):
+            if fault and index == half:
+                if fault == "cut_detail":
+                    yield b'{"detail": "Model is too busy (RemoteProtocolError), please try again later."}\n\n'
+                elif fault == "cut_event":
+                    yield b'event: error\ndata: {"error": {"message": "Internal Server Error"}}\n\n'
+                return  # cut_drop: the connection just ends
+            chunk = {"id": "c", "object": "chat.completion.chunk", "model": MODEL,
+                     "choices": [{"index": 0, "delta": {"content": word + (" " if index < len(words) - 1 else "")}, "finish_reason": None}]}
+            yield f"data: {json.dumps(chunk)}\n\n".encode()
+        final = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        yield f"data: {json.dumps(final)}\n\n".encode()
+        yield f"data: {json.dumps({'id': 'c', 'choices': [], 'usage': {'prompt_tokens': 3}})}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+
+    async def _keys(self, request: Request, rest: str) -> Response:
+        if request.method == "POST" and not rest:
+            body = json.loads(await request.body())
+            expires = body.get("expires_at" if self.generation == 1 else "expires")
+            if expires is not None and expires < time.time():
+                return JSONResponse({"detail": [{"type": "value_error", "loc": ["body", "expires"],
+                                                 "msg": "Value error, Wrong timestamp, must be in the future."}]}, status_code=422)
+            entry = self._add_key(body["name"], "sk-" + secrets.token_urlsafe(32), expires)
+            secret_field = {1: "token", 2: "key", 3: "value"}[self.generation]
+            reply = {"id": entry["id"], secret_field: entry["secret"]}
+            if self.generation == 3:
+                reply |= {"object": "key", "name": entry["name"], "expires": expires, "created": entry["created"], "status": "active"}
+            return JSONResponse(reply, status_code=201)
+        if request.method == "GET" and not rest:
+            offset = int(request.query_params.get("offset", 0))
+            limit = int(request.query_params.get("limit", 10))
+            if limit > 100:
+                return JSONResponse({"detail": [{"type": "less_than_equal", "loc": ["query", "limit"],
+                                                 "msg": "Input should be less than or equal to 100"}]}, status_code=422)
+            live = [k for k in self.keys.values() if not k["revoked"]]
+            page = [self._shown(k) for k in live[offset : offset + limit]]
+            body: dict[str, Any] = {"object": "list", "data": page}
+            if self.generation == 3:
+                body |= {"total": len(live), "offset": offset, "limit": limit}
+            return JSONResponse(body)
+        key = self.keys.get(int(rest)) if rest.isdigit() else None
+        if key is None or key["revoked"]:
+            return JSONResponse({"detail": "Token not found."}, status_code=404)
+        if request.method == "GET":
+            return JSONResponse(self._shown(key))
+        if request.method == "DELETE":
+            key["revoked"] = True
+            return Response(status_code=204) if self.generation < 3 else JSONResponse(self._shown(key) | {"status": "revoked"})
+        return JSONResponse({"detail": "Method Not Allowed"}, status_code=405)
+
+    def _shown(self, key: dict[str, Any]) -> dict[str, Any]:
+        masked = key["secret"][:8] + "..." + key["secret"][-8:]
+        if self.generation == 1:
+            return {"object": "token", "id": key["id"], "name": key["name"], "token": masked,
+                    "expires_at": key["expires"], "created_at": key["created"]}
+        shown = {"object": "key", "id": key["id"], "name": key["name"], "expires": key["expires"], "created": key["created"]}
+        return shown | ({"token": masked} if self.generation == 2 else {"value": masked, "status": "active"})

@@ -1,0 +1,197 @@
+"""The inference service: one retry policy, every error shape, cut streams, key routes, rotation,
+and the digest's AI line — against a loopback fake with Albert's real shapes and faults."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from bot.inference import ExpiryWatch, Inference, rotate
+from clients.inference import InferenceService
+from clients.inference_errors import InferenceUnavailable, KeyRejected, QuotaExhausted
+from clients.key_store import KeyStore
+from clients.retry import RetryPolicy
+from tests.fakes.albert import BOOTSTRAP, FakeAlbert
+
+MESSAGES = [{"role": "user", "content": "Bonjour"}]
+
+
+class Sleeps(list):
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+async def service(albert: FakeAlbert, sleeps: Sleeps):
+    async def bootstrap() -> SecretStr:
+        return SecretStr(BOOTSTRAP)
+
+    client = InferenceService(albert.url, bootstrap, model="albert-small",
+                              policy=RetryPolicy(attempts=3, budget=60, sleep=sleeps, jitter=lambda: 1.0, base_delay=1.0))
+    yield client
+    await client.aclose()
+
+
+async def test_completion(service: InferenceService, albert: FakeAlbert):
+    assert await service.complete(MESSAGES) == albert.reply
+    assert albert.chats[0]["model"] == "albert-small" and "stream" not in albert.chats[0]
+
+
+async def test_429_without_retry_after_backs_off_then_succeeds(service, albert: FakeAlbert, sleeps):
+    albert.faults = ["429", "429"]
+    assert await service.complete(MESSAGES) == albert.reply
+    assert sleeps == [1.0, 2.0] and len(albert.chats) == 3
+
+
+async def test_daily_quota_429_is_reported_not_retried(service, albert: FakeAlbert, sleeps):
+    albert.faults = ["429day"]
+    with pytest.raises(QuotaExhausted, match="per day"):
+        await service.complete(MESSAGES)
+    assert len(albert.chats) == 1 and sleeps == []
+
+
+async def test_503_waits_its_retry_after(service, albert: FakeAlbert, sleeps):
+    albert.faults = ["503"]
+    assert await service.complete(MESSAGES) == albert.reply
+    assert sleeps == [10.0]
+
+
+async def test_html_504_is_retried_and_never_shown(service, albert: FakeAlbert, sleeps):
+    albert.faults = ["504html"]
+    assert await service.complete(MESSAGES) == albert.reply
+    albert.faults = ["504html"] * 3
+    with pytest.raises(InferenceUnavailable) as caught:
+        await service.complete(MESSAGES)
+    assert caught.value.detail == "504 Gateway Timeout"
+
+
+async def test_invalid_key_is_its_own_error(service, albert: FakeAlbert):
+    albert.keys[1]["revoked"] = True
+    with pytest.raises(KeyRejected, match="Invalid API key"):
+        await service.complete(MESSAGES)
+    assert len(albert.chats) == 0
+
+
+async def test_a_complete_stream(service, albert: FakeAlbert):
+    assert await service.stream(MESSAGES) == albert.reply
+    assert albert.chats[0]["stream"] is True
+
+
+@pytest.mark.parametrize("cut", ["cut_detail", "cut_event", "cut_drop"])
+async def test_a_cut_stream_is_retried_whole_and_its_partial_text_never_returned(service, albert: FakeAlbert, sleeps, cut):
+    albert.faults = [cut]
+    assert await service.stream(MESSAGES) == albert.reply  # the second, complete stream; not partial + complete
+    assert len(albert.chats) == 2 and len(sleeps) == 1
+    albert.faults = [cut] * 3
+    with pytest.raises(InferenceUnavailable):
+        await service.stream(MESSAGES)
+
+
+@pytest.mark.parametrize("generation", [1, 2, 3])
+async def test_key_routes_of_every_generation(service, albert: FakeAlbert, generation: int):
+    albert.generation = generation
+    for index in range(4):
+        albert._add_key(f"extra-{index}", f"sk-extra-secret-number-{index}-padding", None)
+    expires = int(dt.datetime.now(dt.UTC).timestamp()) + 86400
+    created = await service.create_key("roombot-test", expires)
+    assert created.secret is not None and created.secret.get_secret_value().startswith("sk-")
+    listed = await service.list_keys(limit=2)  # pages of 2: with or without `total`
+    assert [k.name for k in listed] == ["operator", "extra-0", "extra-1", "extra-2", "extra-3", "roombot-test"]
+    assert all("..." in k.secret.get_secret_value() for k in listed if k.secret)  # masked by the service
+    fetched = await service.get_key(created.id)
+    assert fetched.name == "roombot-test" and fetched.expires == expires
+    await service.revoke_key(created.id)
+    assert albert.keys[int(created.id)]["revoked"] is True
+    assert albert.route in {path for _, path, _ in albert.calls}
+
+
+async def test_rotation_uses_the_new_key_revokes_the_bots_previous_one_and_keeps_the_bootstrap(albert: FakeAlbert, redis, sleeps):
+    keys = KeyStore(redis, SecretStr(BOOTSTRAP))
+    ai = Inference(InferenceService(albert.url, keys.current, model="albert-small", policy=RetryPolicy(sleep=sleeps)), keys)
+    first, previous = await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 22))
+    assert previous is None and first.name == "roombot-2026-11-22"
+    assert (await keys.current()).get_secret_value() == first.secret.get_secret_value()
+    assert albert.calls[-1][2] == first.secret.get_secret_value()  # proved with a real call using the new key
+
+    second, previous = await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 23))
+    assert previous is not None and previous.id == first.id
+    assert albert.keys[int(first.id)]["revoked"] is True
+    assert albert.live(BOOTSTRAP) and albert.live(second.secret.get_secret_value())
+    await ai.service.complete(MESSAGES)
+    assert albert.calls[-1][2] == second.secret.get_secret_value()
+    await ai.service.aclose()
+
+
+async def test_a_new_key_that_does_not_work_is_revoked_and_the_old_one_kept(albert: FakeAlbert, redis, sleeps):
+    keys = KeyStore(redis, SecretStr(BOOTSTRAP))
+    ai = Inference(InferenceService(albert.url, keys.current, model="albert-small", policy=RetryPolicy(sleep=sleeps)), keys)
+    albert.new_keys_work = False
+    with pytest.raises(KeyRejected):
+        await rotate(ai, expires_in_days=30)
+    assert await keys.active() is None and (await keys.current()).get_secret_value() == BOOTSTRAP
+    assert all(k["revoked"] for k in albert.keys.values() if k["name"].startswith("roombot-"))
+    await ai.service.aclose()
+
+
+async def test_expiry_warning_once_a_day_within_seven_days(albert: FakeAlbert, redis, caplog):
+    keys = KeyStore(redis, SecretStr(BOOTSTRAP))
+    from clients.inference import ApiKey
+
+    soon = int(dt.datetime.now(dt.UTC).timestamp()) + 3 * 86400
+    await keys.activate(ApiKey(id=7, name="roombot-2026-08-24", secret=SecretStr("sk-x" * 10), expires=soon))
+    watch = ExpiryWatch(keys)
+    with caplog.at_level(logging.WARNING):
+        await watch(dt.date(2026, 11, 22))
+        await watch(dt.date(2026, 11, 22))
+        await watch(dt.date(2026, 11, 23))
+    warnings = [r for r in caplog.records if "expires on" in r.getMessage()]
+    assert len(warnings) == 2 and "keys rotate" in warnings[0].getMessage()
+    assert "sk-x" not in caplog.text
+
+
+def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
+    root = Path(__file__).resolve().parents[1]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP,
+           "DATA_DIR": str(tmp_path), "COLUMNS": "200"}
+
+    def keys(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "bot", "keys", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    first = keys("rotate", "--expires-in-days", "30")
+    assert first.returncode == 0, first.stderr
+    assert "now using roombot-" in first.stdout and "bootstrap key ALBERT_API_KEY is kept" in first.stdout
+    second = keys("rotate")
+    assert "revoked the bot's previous key" in second.stdout
+    listing = keys("list")
+    assert listing.returncode == 0, listing.stderr
+    assert "bootstrap (ALBERT_API_KEY)" in listing.stdout and "active (rotated)" in listing.stdout
+    every_secret = [k["secret"] for k in albert.keys.values()]
+    for output in (first.stdout, second.stdout, listing.stdout, first.stderr, listing.stderr):
+        assert not any(secret in output for secret in every_secret)
+    assert albert.live(BOOTSTRAP)
+    missing = subprocess.run([sys.executable, "-m", "bot", "keys", "list"], cwd=tmp_path,
+                             env={k: v for k, v in env.items() if k != "ALBERT_API_KEY"}, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "ALBERT_API_KEY" in missing.stderr
+
+
+def test_the_openapi_spec_has_the_routes_we_call():
+    from tests.conftest import require_reference
+
+    spec = json.loads(require_reference("albert-openapi.json").read_text())
+    assert {"/v1/chat/completions", "/v1/models", "/v1/me/keys", "/v1/me/keys/{key}"} <= set(spec["paths"])
+    create = spec["paths"]["/v1/me/keys"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    fields = spec["components"]["schemas"][create.rsplit("/", 1)[1]]["properties"]
+    assert {"name", "expires"} <= set(fields)
