@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from clients.errors import ServiceError
 
-class DossierServiceError(Exception):
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(detail)
-        self.detail = detail
+
+class DossierServiceError(ServiceError):
+    """Any refusal of this service."""
 
 
 class DossierConfigError(DossierServiceError):

@@ -16,6 +16,15 @@ import httpx
 _MAX = 300
 
 
+class ServiceError(Exception):
+    """A refusal of an outside service. `detail` keeps the service's own words for the log; what a
+    person reads is chosen by the subclass, never by this text."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 def describe_error(response: httpx.Response) -> str:
     """The service's own words when it gave any, else the status in words; never raw HTML."""
     try:

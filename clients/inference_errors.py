@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from clients.errors import ServiceError
 
-class InferenceError(Exception):
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(detail)
-        self.detail = detail
+
+class InferenceError(ServiceError):
+    """Any refusal of this service."""
 
 
 class KeyRejected(InferenceError):

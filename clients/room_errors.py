@@ -6,11 +6,11 @@ exception's type, never by this text.
 
 from __future__ import annotations
 
+from clients.errors import ServiceError
 
-class RoomServiceError(Exception):
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(detail)
-        self.detail = detail
+
+class RoomServiceError(ServiceError):
+    """Any refusal of this service."""
 
 
 # Token endpoint: problems of the person's account.
