@@ -11,10 +11,10 @@ The limiter is set out of the way (the fake does not rate limit): this measures 
 from __future__ import annotations
 
 import statistics
-from collections import Counter
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
 import httpx

@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from cryptography.fernet import Fernet
 from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from clients.secret_box import SecretBox
 
 
 class ConfigError(Exception):
@@ -87,6 +90,21 @@ class Settings(BaseSettings):
         if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix://")
         return value
+
+    @field_validator("token_encryption_key")
+    @classmethod
+    def _fernet_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            try:
+                Fernet(value.get_secret_value().encode())
+            except (ValueError, TypeError):
+                raise ValueError("must be a Fernet key: 32 url-safe base64-encoded bytes "
+                                 "(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')") from None
+        return value
+
+    @property
+    def secret_box(self) -> SecretBox:
+        return SecretBox(self.token_encryption_key)
 
     @field_validator("log_level", mode="before")
     @classmethod

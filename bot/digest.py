@@ -25,7 +25,12 @@ from clients.dossier_errors import DossierConfigError, DossierServiceError
 from clients.dossiers import DossierService
 from clients.inference import InferenceService
 from clients.rate_limit import RateLimiter
-from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, failure_reason
+from handlers.digest_messages import (
+    DigestFailure,
+    DigestLine,
+    digest_messages,
+    failure_reason,
+)
 from handlers.digest_post import post_parts
 from handlers.digest_summary import summary_line
 

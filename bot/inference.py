@@ -28,7 +28,7 @@ class Inference:
 
 @contextlib.asynccontextmanager
 async def inference(settings: Settings, redis: aioredis.Redis) -> AsyncIterator[Inference]:
-    keys = KeyStore(redis, settings.albert_api_key)
+    keys = KeyStore(redis, settings.albert_api_key, settings.secret_box)
     service = InferenceService(str(settings.albert_api_url), keys.current, model=settings.albert_model)
     try:
         yield Inference(service, keys)

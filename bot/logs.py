@@ -1,11 +1,52 @@
-"""Logging set-up shared by every command."""
+"""Logging for every command: one JSON object per line for log collectors, readable lines on a
+terminal; each line carries the Slack request id it belongs to."""
 
+from __future__ import annotations
+
+import json
 import logging
+import sys
+import time
+from typing import Any
+
+from clients.telemetry import REQUEST_ID
+
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "request_id"}
 
 
-def configure(level: str) -> None:
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # slack_bolt logs request bodies at DEBUG; keep them out even when we debug our own code.
-    logging.getLogger("slack_bolt").setLevel(max(logging.INFO, logging.getLevelName(level)))
-    # httpx logs every request at INFO; our own upstream metrics and warnings say what matters.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+class _RequestId(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = REQUEST_ID.get()
+        return True
+
+
+class JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", "-"),
+        }
+        entry |= {key: value for key, value in vars(record).items() if key not in _STANDARD}
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def configure(level: str, *, json_lines: bool | None = None) -> None:
+    """`json_lines` defaults to "stderr is not a terminal"."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(_RequestId())
+    if json_lines if json_lines is not None else not sys.stderr.isatty():
+        formatter: logging.Formatter = JsonLines()
+        formatter.converter = time.gmtime
+    else:
+        formatter = logging.Formatter("%(asctime)s %(levelname)-7s [%(request_id)s] %(name)s: %(message)s", "%H:%M:%S")
+    handler.setFormatter(formatter)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    # Libraries that log request and response bodies (e-mails, tokens) at DEBUG stay quieter.
+    for name, floor in (("slack_bolt", logging.INFO), ("slack_sdk", logging.INFO), ("httpx", logging.WARNING),
+                        ("httpcore", logging.WARNING), ("asyncio", logging.WARNING)):
+        logging.getLogger(name).setLevel(max(floor, logging.getLevelName(level)))

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,19 @@ class EmbeddedRedis:
         log.info("embedded redis stopped")
 
 
+def connect(url: str) -> aioredis.Redis:
+    """A client that gives up fast when Redis is away (redis-py's default retries ten times), so
+    commands can answer within seconds and fall back; it reconnects on its own when Redis returns."""
+    return aioredis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=2.0,
+        socket_connect_timeout=2.0,
+        retry=Retry(ExponentialWithJitterBackoff(cap=0.2, base=0.02), retries=1),
+        health_check_interval=15,
+    )
+
+
 @contextlib.asynccontextmanager
 async def open_redis(url: str | None, folder: Path) -> AsyncIterator[aioredis.Redis]:
     """A client for `url`, or for an embedded server started for the duration of the block."""
@@ -97,7 +112,7 @@ async def open_redis(url: str | None, folder: Path) -> AsyncIterator[aioredis.Re
         else:
             await asyncio.to_thread(embedded.start)
             url = embedded.url
-    client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=2.0, socket_connect_timeout=2.0)
+    client = connect(url)
     try:
         yield client
     finally:

@@ -76,7 +76,7 @@ async def serve(settings: Settings) -> None:
             daily.append(run_daily(job.run, settings.digest_time, settings.zone, stop))
             log.info("daily digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
         if settings.albert_api_key:
-            daily.append(run_daily(ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key)), dt.time(0, 0), settings.zone, stop))
+            daily.append(run_daily(ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box)), dt.time(0, 0), settings.zone, stop))
         schedulers = [asyncio.create_task(loop) for loop in daily]
         web = create_web_app(runtime, slack_events=not settings.socket_mode)
         server = uvicorn.Server(

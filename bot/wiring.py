@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
 )
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
@@ -52,7 +52,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     services = Services(
-        rooms=UserRooms(rooms, TokenCache(redis), RoomDirectory(redis)),
+        rooms=UserRooms(rooms, TokenCache(redis, box=settings.secret_box), RoomDirectory(redis)),
         profiles=JsonCache(redis, "profile", PROFILE_TTL),
         once=Once(redis),
         default_language=settings.default_language,

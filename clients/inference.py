@@ -21,7 +21,12 @@ import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from clients.errors import describe_error
-from clients.inference_errors import InferenceRefused, InferenceUnavailable, KeyRejected, QuotaExhausted
+from clients.inference_errors import (
+    InferenceRefused,
+    InferenceUnavailable,
+    KeyRejected,
+    QuotaExhausted,
+)
 from clients.retry import RetryPolicy, daily_quota_exhausted
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,6 @@
-"""A small JSON-valued Redis cache with a fixed lifetime, for data that is cheap to re-read."""
+"""A small JSON-valued Redis cache with a fixed lifetime, for data that is cheap to re-read.
+
+Being a cache, it never fails its caller: without Redis every read is a miss."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from clients.keys import key
+from clients.storage import RedisError, degraded
 
 
 class JsonCache:
@@ -17,8 +20,15 @@ class JsonCache:
         self._ttl = int(ttl)
 
     async def get(self, *name: str) -> Any | None:
-        raw = await self._redis.get(key(self._namespace, *name))
+        try:
+            raw = await self._redis.get(key(self._namespace, *name))
+        except RedisError as error:
+            degraded(self._namespace, error)
+            return None
         return None if raw is None else json.loads(raw)
 
     async def put(self, value: Any, *name: str) -> None:
-        await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)
+        try:
+            await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)
+        except RedisError as error:
+            degraded(self._namespace, error)

@@ -13,6 +13,8 @@ from pydantic import SecretStr
 from clients.inference import ApiKey
 from clients.inference_errors import KeyRejected
 from clients.keys import key
+from clients.secret_box import SecretBox
+from clients.storage import RedisError, degraded
 
 ACTIVE = key("albert", "active-key")
 
@@ -29,15 +31,21 @@ class ActiveKey:
 
 
 class KeyStore:
-    def __init__(self, redis: aioredis.Redis, bootstrap: SecretStr | None) -> None:
+    def __init__(self, redis: aioredis.Redis, bootstrap: SecretStr | None, box: SecretBox | None = None) -> None:
         self._redis = redis
         self.bootstrap = bootstrap
+        self._box = box or SecretBox()
 
     async def active(self) -> ActiveKey | None:
-        raw = await self._redis.get(ACTIVE)
-        if raw is None:
+        try:
+            raw = await self._redis.get(ACTIVE)
+        except RedisError as error:
+            degraded("inference key", error)
             return None
-        data = json.loads(raw)
+        opened = self._box.open(raw) if raw is not None else None
+        if opened is None:
+            return None
+        data = json.loads(opened)
         return ActiveKey(data["id"], data["name"], SecretStr(data["secret"]), data.get("expires"))
 
     async def current(self) -> SecretStr:
@@ -53,5 +61,5 @@ class KeyStore:
         assert new.secret is not None
         previous = await self.active()
         entry = {"id": new.id, "name": new.name, "secret": new.secret.get_secret_value(), "expires": new.expires}
-        await self._redis.set(ACTIVE, json.dumps(entry))
+        await self._redis.set(ACTIVE, self._box.seal(json.dumps(entry)))
         return previous

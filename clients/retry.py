@@ -9,14 +9,15 @@ Rules (from the services' real behaviour, see the reference notes):
   only for idempotent requests, since the server may have acted already;
 - connection errors (the request never reached the server): backoff, always;
 - anything else, including every other 4xx: returned to the caller at once.
-Each call is bounded by a number of attempts and a total time budget; the clock, the sleep and
-the randomness are injectable so tests run instantly.
+Each call is bounded by a number of attempts and a total time budget (which also cuts an attempt
+still waiting); the clock, the sleep and the randomness are injectable so tests run instantly.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import logging
 import random
 import re
 import time
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from clients.telemetry import UPSTREAM_CALLS, UPSTREAM_SECONDS
+
+log = logging.getLogger("roombot.upstream")
 
 RETRY_ALWAYS = frozenset({429})
 RETRY_IF_IDEMPOTENT = frozenset({500, 502, 503, 504})
@@ -58,7 +61,11 @@ class RetryPolicy:
         for number in range(1, self.attempts + 1):
             started = self.clock()
             try:
-                response = await attempt()
+                # the budget bounds the attempt in flight too, not only whether to start another
+                response = await asyncio.wait_for(attempt(), timeout=max(deadline - started, 0.001))
+            except TimeoutError:
+                _record(service, "timeout", self.clock() - started)
+                raise httpx.ReadTimeout(f"no answer within the {self.budget:.0f} s budget") from None
             except httpx.TransportError as error:
                 _record(service, _error_label(error), self.clock() - started)
                 retriable = isinstance(error, NOT_SENT) or idempotent
@@ -158,3 +165,6 @@ def _error_label(error: httpx.TransportError) -> str:
 def _record(service: str, status: str, seconds: float) -> None:
     UPSTREAM_CALLS.labels(service=service, status=status).inc()
     UPSTREAM_SECONDS.labels(service=service).observe(max(seconds, 0.0))
+    duration_ms = round(max(seconds, 0.0) * 1000, 1)
+    log.info("%s answered %s in %.0f ms", service, status, duration_ms,
+             extra={"service": service, "status": status, "duration_ms": duration_ms})

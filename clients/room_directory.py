@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from clients.keys import key
 from clients.room_models import Room
+from clients.storage import RedisError, degraded
 
 TTL = 90 * 24 * 3600
 
@@ -21,10 +22,18 @@ class RoomDirectory:
         self._redis = redis
 
     async def remember(self, rooms: Iterable[Room]) -> None:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for room in rooms:
-                pipe.set(key("slug", room.slug), room.id, ex=TTL)
-            await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for room in rooms:
+                    pipe.set(key("slug", room.slug), room.id, ex=TTL)
+                await pipe.execute()
+        except RedisError as error:
+            degraded("slug directory", error)
 
     async def lookup(self, slug: str) -> str | None:
-        return await self._redis.get(key("slug", slug))
+        """None when unknown or when Redis is away: the caller then pages through the rooms."""
+        try:
+            return await self._redis.get(key("slug", slug))
+        except RedisError as error:
+            degraded("slug directory", error)
+            return None

@@ -33,12 +33,12 @@ class RoomService:
         client_secret: SecretStr,
         *,
         policy: RetryPolicy | None = None,
-        timeout: float = 8.0,
+        timeout: float = 5.0,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._client_id = client_id
         self._client_secret = client_secret
-        self._policy = policy or RetryPolicy()
+        self._policy = policy or RetryPolicy(attempts=3, budget=8.0)  # a person waits for the answer
         self._http = httpx.AsyncClient(
             follow_redirects=False,
             timeout=httpx.Timeout(timeout, connect=3.0),

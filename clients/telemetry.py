@@ -1,6 +1,11 @@
-"""Prometheus series about the services we call, recorded once per HTTP attempt."""
+"""What operators see of the calls we make: Prometheus series and the request id of log lines."""
+
+from contextvars import ContextVar
 
 from prometheus_client import Counter, Histogram
+
+#: The Slack request being served ("-" outside one); set by a Bolt middleware, read by the log format.
+REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="-")
 
 UPSTREAM_CALLS = Counter(
     "roombot_upstream_requests_total",

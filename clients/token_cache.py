@@ -18,14 +18,15 @@ from pydantic import SecretStr
 
 from clients.keys import email_digest, key
 from clients.room_models import TokenGrant
+from clients.secret_box import SecretBox
+from clients.storage import RedisError, degraded
 
 log = logging.getLogger(__name__)
 
-# Deletes the key only while it still holds the token that was refused, so a fresh token
-# stored meanwhile by another process survives.
+# Deletes the key only while it still holds the value that was read, so a fresh token stored
+# meanwhile by another process survives (values may be encrypted: compare them whole).
 _DROP_IF_SAME = """
-local raw = redis.call('GET', KEYS[1])
-if raw and cjson.decode(raw)['token'] == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
@@ -39,8 +40,10 @@ class TokenCache:
         lock_timeout: float = 10.0,
         poll: float = 0.025,
         clock: Callable[[], float] | None = None,
+        box: SecretBox | None = None,
     ) -> None:
         self._redis = redis
+        self._box = box or SecretBox()
         self._margin = margin
         self._lock_timeout = lock_timeout
         self._poll = poll
@@ -49,14 +52,29 @@ class TokenCache:
 
     async def get(self, email: str) -> SecretStr | None:
         raw = await self._redis.get(_token_key(email))
-        if raw is None:
+        opened = self._box.open(raw) if raw is not None else None
+        if opened is None:
             return None
-        entry = json.loads(raw)
+        entry = json.loads(opened)
         if entry["expires_at"] - self._margin <= self._clock():
             return None
         return SecretStr(entry["token"])
 
     async def get_or_fetch(self, email: str, fetch: Callable[[], Awaitable[TokenGrant]]) -> SecretStr:
+        """Cached, or fetched once for all callers; without Redis, fetched for this caller alone."""
+        fetched: list[TokenGrant] = []
+
+        async def fetch_once() -> TokenGrant:
+            fetched.append(await fetch())
+            return fetched[0]
+
+        try:
+            return await self._cached_or_fetched(email, fetch_once)
+        except RedisError as error:
+            degraded("token cache", error)
+            return (fetched[0] if fetched else await fetch()).access_token
+
+    async def _cached_or_fetched(self, email: str, fetch: Callable[[], Awaitable[TokenGrant]]) -> SecretStr:
         cached = await self.get(email)
         if cached is not None:
             return cached
@@ -75,7 +93,14 @@ class TokenCache:
             return grant.access_token
 
     async def drop(self, email: str, token: SecretStr) -> None:
-        await self._drop(keys=[_token_key(email)], args=[token.get_secret_value()])
+        """Forgets `token` (refused by the service) unless another token replaced it meanwhile."""
+        try:
+            raw = await self._redis.get(_token_key(email))
+            opened = self._box.open(raw) if raw is not None else None
+            if opened is not None and json.loads(opened)["token"] == token.get_secret_value():
+                await self._drop(keys=[_token_key(email)], args=[raw])
+        except RedisError as error:
+            degraded("token cache", error)
 
     async def _store(self, email: str, grant: TokenGrant) -> None:
         lifetime = grant.expires_in - self._margin
@@ -83,7 +108,7 @@ class TokenCache:
             log.warning("room service issued a token valid for %ss only; not caching it", grant.expires_in)
             return
         entry = {"token": grant.access_token.get_secret_value(), "expires_at": self._clock() + grant.expires_in}
-        await self._redis.set(_token_key(email), json.dumps(entry), ex=int(lifetime))
+        await self._redis.set(_token_key(email), self._box.seal(json.dumps(entry)), ex=int(lifetime))
 
 
 def _token_key(email: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
 
+from clients.storage import RedisError, degraded
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery
@@ -16,7 +17,12 @@ EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first 
 def register(app: AsyncApp, services: Services) -> None:
     async def drop_redelivered_events(body: dict, next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
         event_id = body.get("event_id")
-        if event_id and not await services.once.claim("event", str(event_id), ttl=EVENT_WINDOW):
+        try:
+            first = not event_id or await services.once.claim("event", str(event_id), ttl=EVENT_WINDOW)
+        except RedisError as error:  # our events (Home, previews) are safe to handle twice
+            degraded("event dedupe", error)
+            first = True
+        if not first:
             return BoltResponse(status=200, body="")
         await next()
         return None

@@ -7,12 +7,18 @@ from dataclasses import dataclass
 
 from babel.dates import format_date
 from babel.numbers import format_decimal
-from slack_sdk.models.blocks import Block, ContextBlock, HeaderBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
 
 from clients import dossier_errors
 from clients.digest_store import Snapshot
-from clients.dossier_errors import DossierServiceError
 from clients.dossier_counts import STATES, DemarcheCounts
+from clients.dossier_errors import DossierServiceError
 from handlers.i18n import Mrkdwn, text
 from handlers.room_messages import MAX_BLOCKS, Message
 

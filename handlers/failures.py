@@ -69,6 +69,8 @@ def explain(error: BaseException, lang: str, *, email: str | None, ref: str | No
             return say("upstream_error", "error.token_rejected")
         case errors.ServiceTimeout() | redis.exceptions.LockError():
             return say("upstream_error", "error.timeout")
+        case redis.exceptions.RedisError():  # only what cannot work without it gets here (shares)
+            return say("upstream_error", "error.store_unavailable")
         case errors.ServiceUnavailable():
             log.warning("room service unavailable: %s", error.detail)
             return say("upstream_error", "error.unavailable")

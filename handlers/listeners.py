@@ -2,12 +2,21 @@
 
 from slack_bolt.async_app import AsyncApp
 
-from handlers import dedupe, home, room_actions, room_command, share, unfurl
+from handlers import (
+    dedupe,
+    home,
+    request_ids,
+    room_actions,
+    room_command,
+    share,
+    unfurl,
+)
 from handlers.services import Services
 
 
 def register_listeners(app: AsyncApp, services: Services) -> None:
-    dedupe.register(app, services)  # middleware first: a re-delivered event reaches no listener
+    request_ids.register(app)  # first: every later log line of the request carries its id
+    dedupe.register(app, services)  # before listeners: a re-delivered event reaches none
     room_command.register(app, services)
     room_actions.register(app, services)
     share.register(app, services)

@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.config import Settings
-from bot.redis_server import EmbeddedRedis
+from bot.redis_server import EmbeddedRedis, connect
 from bot.server import create_web_app
 from bot.wiring import Runtime, build_app
 from clients.retry import RetryPolicy
@@ -54,7 +54,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 async def redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    client = connect(redis_url)
     await client.flushdb()
     yield client
     await client.aclose()
@@ -149,7 +149,7 @@ def instant_policy() -> RetryPolicy:
     async def no_wait(seconds: float) -> None:
         return None
 
-    return RetryPolicy(sleep=no_wait)
+    return RetryPolicy(attempts=3, budget=8.0, sleep=no_wait)
 
 
 @dataclass
@@ -174,11 +174,11 @@ class Bot:
         before = len(self.slack.responses)
         response = await self.command(text, user)
         assert response.status_code == 200, response.text
-        replies = await self.slack.wait_responses(before + 1)
+        replies = await self.slack.wait_responses(before + 1, timeout=12)
         return replies[before]
 
 
-async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, *, timeout: float = 8.0) -> AsyncIterator[Bot]:
+async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, *, timeout: float = 5.0) -> AsyncIterator[Bot]:
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret,
                         policy=instant_policy(), timeout=timeout)

@@ -25,7 +25,12 @@ from clients.dossiers import DossierService
 from clients.inference import InferenceService
 from clients.rate_limit import RateLimiter
 from clients.retry import RetryPolicy
-from handlers.digest_messages import DigestFailure, DigestLine, digest_messages, sparkline
+from handlers.digest_messages import (
+    DigestFailure,
+    DigestLine,
+    digest_messages,
+    sparkline,
+)
 from handlers.digest_post import DigestNotPosted
 from tests.conftest import bot_env, text_of
 from tests.fakes.ds import FakeDS

@@ -152,3 +152,16 @@ async def test_a_daily_quota_429_is_not_retried_but_a_per_minute_one_is():
     attempt, calls = answers(response(429, json={"detail": "3 requests per minute exceeded (remaining: 0)."}), response(200))
     assert (await clock.policy().send("svc", attempt, idempotent=True)).status_code == 200
     assert clock.slept == [0.25]  # no Retry-After, no rate headers: backoff
+
+
+async def test_the_budget_also_cuts_an_attempt_that_hangs():
+    import asyncio
+
+    async def hangs() -> httpx.Response:
+        await asyncio.sleep(30)
+        return response(200)
+
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(httpx.ReadTimeout, match="budget"):
+        await RetryPolicy(budget=0.2).send("svc", hangs, idempotent=True)
+    assert asyncio.get_running_loop().time() - started < 1.0

@@ -1,0 +1,97 @@
+"""Outages: Redis stops and comes back under a running bot; outside services hang, fail or send
+garbage. People always get an answer within seconds, nothing crashes, no room is made twice."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.redis_server import EmbeddedRedis, connect
+from tests.conftest import start_bot, text_of
+from tests.fakes.meet import FakeMeet, Fault
+from tests.fakes.slack import FakeSlack
+
+ROOMS = "/external-api/v1.0/rooms/"
+
+
+@pytest.fixture
+async def own_redis(tmp_path: Path):
+    """A Redis of this test's own, which it may stop and start again."""
+    server = EmbeddedRedis(tmp_path / "redis")
+    server.start()
+    client = connect(server.url)
+    yield server, client
+    await client.aclose()
+    server.stop()
+
+
+async def timed_reply(bot, text: str) -> tuple[dict, float]:
+    started = time.monotonic()
+    reply = await bot.reply(text)
+    return reply, time.monotonic() - started
+
+
+async def test_redis_outage_degrades_then_recovers_by_itself(settings, slack: FakeSlack, meet: FakeMeet, alice, own_redis):
+    server, redis = own_redis
+    async for bot in start_bot(settings, redis, slack):
+        assert "no video room yet" in text_of(await bot.reply("list"))
+        assert (await bot.http.get("/healthz")).status_code == 200
+
+        server.stop()
+        assert (await bot.http.get("/healthz")).status_code == 503
+        reply, took = await timed_reply(bot, "new restricted")  # works without the cache: profile and token asked directly
+        assert "Your video room is ready" in text_of(reply) and took < 5
+        assert len(meet.rooms) == 1
+        room = next(iter(meet.rooms.values()))
+        await bot.click("room_share_channel", room["id"])  # sharing needs Redis to stay "once": a clear refusal
+        refusal = (await bot.slack.wait_responses(3))[-1]
+        assert "storage is unavailable" in text_of(refusal) and slack.posted("C0CHAN") == []
+
+        server.start()
+        assert (await bot.http.get("/healthz")).status_code == 200
+        await bot.reply("list")
+        tokens_before = len(meet.token_requests)
+        await bot.reply("list")
+        assert len(meet.token_requests) == tokens_before  # the cache serves again
+        await bot.click("room_share_channel", room["id"])
+        await bot.runtime.tasks.drain(5)
+        assert len(slack.posted("C0CHAN")) == 1
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (Fault("GET", ROOMS, 200, {"count": 0}, delay=30.0, times=5), "slow to answer"),
+        (Fault("GET", ROOMS, 502, "<html><h1>502 Bad Gateway</h1></html>", "text/html", times=5), "unavailable"),
+        (Fault("GET", ROOMS, 200, "{not json", "application/json", times=5), "unavailable"),
+        (Fault("GET", ROOMS, 200, {"results": "nope"}, times=5), "unavailable"),
+        (Fault("GET", ROOMS, 404, "<!doctype html><title>Not Found</title>", "text/html", times=5), "There is no page"),
+    ],
+)
+async def test_upstream_outages_get_a_clear_answer_within_ten_seconds(settings, redis, slack: FakeSlack, meet: FakeMeet, alice, fault, expected):
+    meet.faults.append(fault)
+    async for bot in start_bot(settings, redis, slack):
+        reply, took = await timed_reply(bot, "list")
+        assert expected in text_of(reply) and took < 10
+        assert "<" not in text_of(reply).replace("<https", "").replace("<@", "")  # no HTML leaks into Slack
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("POST", ROOMS, 201, "<html>created?</html>", "text/html"),
+        Fault("POST", ROOMS, 504, "<html>gateway timeout</html>", "text/html"),
+        Fault("POST", ROOMS, 201, {"id": 1}, delay=30.0),
+    ],
+)
+async def test_a_failed_creation_is_never_repeated(settings, redis, slack: FakeSlack, meet: FakeMeet, alice, fault):
+    meet.faults.append(fault)
+    async for bot in start_bot(settings, redis, slack):
+        reply, took = await timed_reply(bot, "new")
+        assert took < 10
+        assert "slow to answer" in text_of(reply) or "unavailable" in text_of(reply)
+        await asyncio.sleep(0)
+    assert meet.count("POST", ROOMS) == 1
