@@ -6,6 +6,7 @@ reply, `url` and `telephony` are optional, `pin_code` may be null and has 10 dig
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any
 
@@ -13,6 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 #: The server ignores `page_size` and always pages by this many rooms.
 SERVICE_PAGE_SIZE = 20
+
+_ROOM_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
+def is_room_id(value: str) -> bool:
+    """Room ids are UUIDs (a slug is not an id: the service has no lookup by slug)."""
+    return bool(_ROOM_ID.match(value))
 
 
 class AccessLevel(StrEnum):

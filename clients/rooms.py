@@ -17,7 +17,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 from clients import room_errors as errors
 from clients.errors import describe_error, field_errors
 from clients.retry import RetryPolicy
-from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
+from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,10 @@ class RoomService:
         return _parse(RoomPage, _checked(response))
 
     async def get_room(self, token: SecretStr, room_id: str) -> Room:
-        response = await self._send("GET", f"/rooms/{room_id}/", token=token, idempotent=True)
+        # ids come from button values and typed text: only a UUID may become part of the path
+        if not is_room_id(room_id):
+            raise errors.RoomNotFound(f"not a room id: {room_id[:40]!r}")
+        response = await self._send("GET", f"/rooms/{room_id.lower()}/", token=token, idempotent=True)
         return _parse(Room, _checked(response))
 
     async def create_room(

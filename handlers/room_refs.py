@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+from clients.room_models import is_room_id
+
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
 
 
@@ -23,7 +24,7 @@ def read_room_ref(raw: str) -> RoomRef | None:
     candidate = ref
     if ref.lower().startswith(("http://", "https://")):
         candidate = urlsplit(ref).path.rstrip("/").rpartition("/")[2]
-    if _UUID.match(candidate):
+    if is_room_id(candidate):
         return RoomRef(ref, room_id=candidate.lower())
     if _SLUG.match(candidate):
         return RoomRef(ref, slug=candidate)

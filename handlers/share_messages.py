@@ -68,7 +68,13 @@ class DmTarget:
 
     @classmethod
     def load(cls, metadata: str) -> "DmTarget":
-        data = json.loads(metadata or "{}")
+        """Whatever comes back from Slack; a mangled value names no room (and is answered so)."""
+        try:
+            data = json.loads(metadata or "{}")
+        except ValueError:
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
         return cls(room_id=str(data.get("room", "")), channel_id=str(data.get("channel", "")))
 
 

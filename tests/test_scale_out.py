@@ -1,0 +1,109 @@
+"""Two bot processes behind one load balancer share one Redis: one token request per person,
+one digest per day, one effect per Slack event — and every multi-key Redis command stays within
+one hash slot, so the same keys work on Redis Cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from redis.crc import key_slot
+
+from bot.redis_server import connect
+from tests.conftest import bot_env
+from tests.fakes.ds import FakeDS
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import command_body, event_body, signed_headers
+from tests.test_process import _env, _free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+MULTI_KEY = {"DEL", "UNLINK", "EXISTS", "MGET", "RENAME", "RENAMENX", "EVALSHA", "SINTERSTORE", "SUNIONSTORE"}
+
+
+def keys_of(command: str) -> list[str]:
+    parts = command.split(" ")
+    if parts[0].upper() == "EVALSHA":  # EVALSHA sha numkeys key… arg…
+        return parts[3 : 3 + int(parts[2])]
+    return parts[1:]
+
+
+async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: str, meet: FakeMeet, slack: FakeSlack, ds: FakeDS):
+    slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
+    meet.add_user("alice@example.gouv.fr")
+    room = meet.add_room("alice@example.gouv.fr")
+    ds.add_demarche(101, "Un", dossiers=150)
+    meet.delay = 0.05
+
+    commands: list[str] = []
+    monitor_client = connect(redis_url)
+
+    async def monitor() -> None:
+        async with monitor_client.monitor() as feed:
+            while True:
+                commands.append((await feed.next_command())["command"])
+
+    watcher = asyncio.create_task(monitor())
+    env = {**bot_env(meet, slack), "REDIS_URL": redis_url, "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token,
+           "DIGEST_CHANNEL": "C0DIGEST", "DIGEST_DEMARCHES": "101", "DIGEST_TIME": "00:00", "DIGEST_TIMEZONE": "UTC",
+           "HOST": "127.0.0.1", "LOG_LEVEL": "WARNING"}
+    ports = [_free_port(), _free_port()]
+    processes = [subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=_env(**env, PORT=str(port)),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for port in ports]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    try:
+        async with httpx.AsyncClient(timeout=10) as http:
+            deadline = time.monotonic() + 20
+            for base in bases:
+                while True:
+                    try:
+                        if (await http.get(base + "/healthz")).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    assert time.monotonic() < deadline, "a bot process did not start"
+                    await asyncio.sleep(0.1)
+
+            # 20 cold commands of one person spread over both processes
+            async def command(index: int) -> int:
+                body = command_body("list", "U0ALICE", slack.response_url())
+                return (await http.post(bases[index % 2] + "/slack/events", content=body, headers=signed_headers(body))).status_code
+
+            assert set(await asyncio.gather(*(command(i) for i in range(20)))) == {200}
+            await slack.wait_responses(20, timeout=15)
+            assert len(meet.token_requests) == 1
+
+            # Slack retries an event; the load balancer sends the retry to the other process
+            event = {"type": "link_shared", "channel": "C0CHAN", "user": "U0ALICE", "message_ts": "1.2",
+                     "links": [{"url": room["url"], "domain": "visio.example.gouv.fr"}]}
+            body = event_body(event, event_id="Ev0SHARED")
+            for base, retry in ((bases[0], None), (bases[1], "1")):
+                headers = signed_headers(body, extra={"x-slack-retry-num": retry, "x-slack-retry-reason": "http_timeout"} if retry else None)
+                assert (await http.post(base + "/slack/events", content=body, headers=headers)).status_code == 200
+
+        # both schedulers found today's digest due at start-up: one of them posts it
+        deadline = time.monotonic() + 15
+        while not slack.posted("C0DIGEST") and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.5)
+        assert len(slack.posted("C0DIGEST")) == 1
+        assert len(slack.called("chat.unfurl")) == 1
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        outputs = [process.communicate(timeout=15)[0] for process in processes]
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        await monitor_client.aclose()
+    assert [process.returncode for process in processes] == [0, 0], outputs
+
+    multi = [c for c in commands if c.split(" ")[0].upper() in MULTI_KEY and len(keys_of(c)) > 1]
+    assert any(c.upper().startswith("RENAME") for c in multi)  # the digest's full walk swaps its hash in
+    crossing = [c for c in multi if len({key_slot(k.encode()) for k in keys_of(c)}) > 1]
+    assert crossing == []
+    assert not any(c.upper().startswith("MULTI") for c in commands)
