@@ -154,7 +154,7 @@ class _Overlapped:
         if pending is not None:
             await pending
 
-    async def __aenter__(self) -> "_Overlapped":
+    async def __aenter__(self) -> _Overlapped:
         return self
 
     async def __aexit__(self, kind: object, error: object, trace: object) -> None:

@@ -51,7 +51,7 @@ class ApiKey(BaseModel):
     created: int | None = None
 
     @classmethod
-    def read(cls, body: dict[str, Any]) -> "ApiKey":
+    def read(cls, body: dict[str, Any]) -> ApiKey:
         """Whatever the generation: `token`/`key`/`value`, `expires`/`expires_at`, `created`/`created_at`."""
         secret = next((body[name] for name in ("token", "key", "value") if isinstance(body.get(name), str)), None)
         return cls(id=body["id"], name=body.get("name") or "", secret=secret,

@@ -49,6 +49,7 @@ SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to o
 NOT_POSTABLE = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action", "cannot_dm_bot"}
 # Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
 DM_CONCURRENCY = 4
+PRE_ACK_SECONDS = 1.0
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -81,11 +82,7 @@ def register(app: AsyncApp, services: Services) -> None:
     async def open_dm_modal(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
         await ack()
         user_id = body["user"]["id"]
-        try:  # the trigger expires 3 s after the click: only the (cached) profile before views.open
-            profile = await load_profile(client, services.profiles, body["team"]["id"], user_id)
-        except ProfileProblem:
-            profile = None
-        lang = language_of(profile, services.default_language)
+        lang = await _language_quickly(services, client, body["team"]["id"], user_id)  # the trigger lives 3 s
         target = DmTarget(room_id=action.get("value", ""), channel_id=_channel_of(body))
         try:
             await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
@@ -98,7 +95,7 @@ def register(app: AsyncApp, services: Services) -> None:
         people: list[str] = values[PEOPLE_BLOCK][PEOPLE_ACTION].get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
         user_id, team_id = body["user"]["id"], body["team"]["id"]
-        lang = language_of(await _profile_or_none(client, services, team_id, user_id), services.default_language)
+        lang = await _language_quickly(services, client, team_id, user_id)  # ack is due within 3 s
         if not people or len(people) > MAX_PEOPLE:
             await ack(response_action="errors", errors={PEOPLE_BLOCK: text(lang, "dm.choose_people", most=MAX_PEOPLE)})
             return
@@ -156,8 +153,8 @@ async def _deliver(
 
     unique = list(dict.fromkeys(people))
     reasons = await asyncio.gather(*(one(person) for person in unique))
-    sent = [person for person, reason in zip(unique, reasons) if reason is None]
-    skipped = [(person, reason) for person, reason in zip(unique, reasons) if reason is not None]
+    sent = [person for person, reason in zip(unique, reasons, strict=True) if reason is None]
+    skipped = [(person, reason) for person, reason in zip(unique, reasons, strict=True) if reason is not None]
     return sent, skipped
 
 
@@ -166,6 +163,16 @@ async def _profile_or_none(client: AsyncWebClient, services: Services, team_id: 
         return await load_profile(client, services.profiles, team_id, user_id)
     except ProfileProblem:
         return None
+
+
+async def _language_quickly(services: Services, client: AsyncWebClient, team_id: str, user_id: str) -> str:
+    """The person's language when their (usually cached) profile comes within a second, else the default:
+    this runs before an ack or a views.open, which Slack allows 3 s."""
+    try:
+        profile = await asyncio.wait_for(_profile_or_none(client, services, team_id, user_id), PRE_ACK_SECONDS)
+    except TimeoutError:
+        profile = None
+    return language_of(profile, services.default_language)
 
 
 def _channel_of(body: dict) -> str:

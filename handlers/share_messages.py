@@ -67,7 +67,7 @@ class DmTarget:
         return json.dumps({"room": self.room_id, "channel": self.channel_id})
 
     @classmethod
-    def load(cls, metadata: str) -> "DmTarget":
+    def load(cls, metadata: str) -> DmTarget:
         """Whatever comes back from Slack; a mangled value names no room (and is answered so)."""
         try:
             data = json.loads(metadata or "{}")

@@ -26,7 +26,12 @@ from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
 from tests.conftest import start_bot, text_of
 from tests.fakes.albert import BOOTSTRAP
-from tests.slack_requests import SIGNING_SECRET, event_body, signed_headers, view_submission_body
+from tests.slack_requests import (
+    SIGNING_SECRET,
+    event_body,
+    signed_headers,
+    view_submission_body,
+)
 
 
 @pytest.fixture

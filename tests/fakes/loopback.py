@@ -33,7 +33,7 @@ class LoopbackServer:
         with asyncio.Runner(loop_factory=_RealTimeLoop) as runner:
             runner.run(self._server.serve())
 
-    def start(self) -> "LoopbackServer":
+    def start(self) -> LoopbackServer:
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
