@@ -154,3 +154,18 @@ async def test_rate_limited_slack_calls_are_retried_after_retry_after(bot, slack
     await submit(bot, modal, ["U0BOB"])
     assert len(slack.posted("DU0BOB")) == 1
     assert len(slack.called("conversations.open")) == 2  # the 429, then the retry
+
+
+async def test_a_slow_slack_profile_does_not_delay_the_modal_ack(bot, slack: FakeSlack, meet: FakeMeet, alice, redis):
+    slack.add_user("U0BOB", "bob@example.gouv.fr")
+    room = meet.add_room(alice)
+    modal = await open_modal(bot, room["id"])
+    await redis.flushdb()  # profile no longer cached
+    slack.slow["users.info"] = 2.5
+    started = asyncio.get_running_loop().time()
+    body = view_submission_body(modal["callback_id"], _values(["U0BOB"], None), modal["private_metadata"], "U0ALICE")
+    response = await bot.post(body)
+    assert response.json()["response_action"] == "update"
+    assert asyncio.get_running_loop().time() - started < 1.6  # Slack allows 3 s
+    await bot.runtime.tasks.drain(10)
+    assert len(slack.posted("DU0BOB")) == 1  # and the work still happens after the ack

@@ -43,6 +43,7 @@ class FakeSlack:
     messages: list[dict[str, Any]] = field(default_factory=list)  # accepted chat.postMessage calls
     broken: set[str] = field(default_factory=set)  # methods answering {ok: false, error: internal_error}
     rate_limited: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
+    slow: dict[str, float] = field(default_factory=dict)  # method → seconds to wait before answering
     base: str = ""
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
@@ -117,6 +118,8 @@ class FakeSlack:
             args.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
         token = request.headers.get("authorization", "").removeprefix("Bearer ") or args.get("token")
         self.calls.append(Call(method, args, token))
+        if method in self.slow:
+            await asyncio.sleep(self.slow[method])
         if self.rate_limited.get(method, 0) > 0:
             self.rate_limited[method] -= 1
             return JSONResponse({"ok": False, "error": "ratelimited"}, status_code=429, headers={"Retry-After": "0"})
