@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,33 +24,16 @@ from tests.conftest import bot_env
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
+from tests.processes import ROOT, start_server
 from tests.slack_requests import command_body, signed_headers
 
-ROOT = Path(__file__).resolve().parents[1]
 REQUESTS, CONCURRENCY, SERVICE_DELAY = 100, 50, 0.8
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start(args: list[str], env: dict[str, str], timeout: float = 20) -> tuple[subprocess.Popen, str]:
-    """Starts a server process on a free port (its PORT) and waits until it answers HTTP."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, *args], cwd=ROOT, env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1",
-                                "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"}, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            httpx.get(base + "/", timeout=0.5)
-            return process, base
-        except httpx.TransportError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{args} did not start") from None
-            time.sleep(0.1)
+    """A server process on a free port, started once it answers HTTP; its output is discarded."""
+    return start_server(args, {**os.environ, **env, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"},
+                        ready=None, timeout=timeout, stdout=subprocess.DEVNULL)
 
 
 async def fire(bases: list[str], user: str, response_url: str, count: int, concurrency: int) -> list[float]:

@@ -8,9 +8,10 @@ import json
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from clients.keys import key
-from clients.storage import RedisError, degraded
+from clients.storage import degraded
 
 
 class JsonCache:

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from pydantic import SecretStr
+from redis.exceptions import RedisError
 
 from clients.inference import ApiKey
 from clients.inference_errors import KeyRejected
 from clients.keys import key
 from clients.secret_box import SecretBox
-from clients.storage import RedisError, degraded
+from clients.storage import degraded
 
 ACTIVE = key("albert", "active-key")
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from clients.keys import key
 from clients.room_models import Room
-from clients.storage import RedisError, degraded
+from clients.storage import degraded
 
 TTL = 90 * 24 * 3600
 

@@ -11,15 +11,12 @@ import logging
 import time
 
 from prometheus_client import Counter
-from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
 STORAGE_ERRORS = Counter("roombot_redis_errors_total", "Redis operations that failed, by what they were for.", ["operation"])
 
 _last_warning = 0.0
-
-__all__ = ["RedisError", "degraded"]
 
 
 def degraded(operation: str, error: Exception) -> None:

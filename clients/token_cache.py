@@ -15,11 +15,12 @@ from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 from pydantic import SecretStr
+from redis.exceptions import RedisError
 
 from clients.keys import email_digest, key
 from clients.room_models import TokenGrant
 from clients.secret_box import SecretBox
-from clients.storage import RedisError, degraded
+from clients.storage import degraded
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from redis.exceptions import RedisError
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
 
-from clients.storage import RedisError, degraded
+from clients.storage import degraded
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery

@@ -10,7 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import AccessLevel, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
-from handlers.on_behalf import run_for
+from handlers.on_behalf import run_for, who
 from handlers.room_messages import Message, room_message
 from handlers.services import Services
 
@@ -25,7 +25,7 @@ def register(app: AsyncApp, services: Services) -> None:
     async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:
         await ack()
         level = AccessLevel((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
-        await publish_home(services, client, body["team"]["id"], body["user"]["id"], create=level)
+        await publish_home(services, client, **who(body), create=level)
 
     app.event("app_home_opened")(home_opened)
     app.action(HOME_NEW_ROOM)(new_room)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
-    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -16,13 +15,12 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.room_models import AccessLevel, RoomPage
-from handlers.i18n import Mrkdwn, escape, text
+from handlers.i18n import text
 from handlers.room_messages import (
-    ACTION_OPEN,
     MAX_BLOCKS,
     Message,
-    level_word,
-    link_mrkdwn,
+    join_button,
+    room_entry,
     room_link,
 )
 
@@ -55,11 +53,5 @@ def _rooms(lang: str, rooms: RoomPage, site: str) -> list[Block]:
     blocks: list[Block] = [ContextBlock(elements=[MarkdownTextObject(text=summary)])]
     for room in rooms.results[:MAX_BLOCKS]:
         url = room_link(room, site)
-        label = link_mrkdwn(url, room.slug) if url else Mrkdwn(escape(room.slug))
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=text(lang, "list.entry", link=label, level=level_word(lang, room.access_level))),
-                accessory=ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url) if url else None,
-            )
-        )
+        blocks.append(room_entry(lang, room, site, join_button(lang, url, primary=False) if url else None))
     return blocks

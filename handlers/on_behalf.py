@@ -15,7 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.failures import COMMANDS, explain
-from handlers.profiles import Profile, language_of, load_profile, usable_email
+from handlers.profiles import language_of, load_profile, usable_email
 from handlers.room_messages import Message, plain
 from handlers.services import Services
 
@@ -36,19 +36,23 @@ async def run_for(
     page: int = 1,
     needs_email: bool = True,
 ) -> tuple[str, Message | None]:
-    profile: Profile | None = None
-    email: str | None = None
+    lang, email = services.default_language, None
     try:
         profile = await load_profile(client, services.profiles, team_id, user_id)
+        lang = language_of(profile, services.default_language)
         email = usable_email(profile) if needs_email else ""
-        message = await work(email, language_of(profile, services.default_language))
+        message = await work(email, lang)
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
-        lang = language_of(profile, services.default_language)
         explained = explain(error, lang, email=email, ref=ref, site=services.room_site, page=page)
         message, outcome = plain(explained.message), explained.outcome
     COMMANDS.labels(command=name, outcome=outcome).inc()
-    return language_of(profile, services.default_language), message
+    return lang, message
+
+
+def who(body: dict) -> dict[str, str]:
+    """The workspace and the person behind an interaction payload."""
+    return {"team_id": body["team"]["id"], "user_id": body["user"]["id"]}
 
 
 async def reply_for(

@@ -61,9 +61,8 @@ def parse(command_text: str) -> Request:
     if verb == "list" and len(args) <= 1:
         if not args:
             return List(1)
-        if args[0].isdecimal() and int(args[0]) >= 1:
-            return List(int(args[0]))
-        return Help("usage.bad_page", {"page": _quote(args[0])})
+        page = page_number(args[0])
+        return List(page) if page else Help("usage.bad_page", {"page": _quote(args[0])})
     if verb == "show":
         rest = command_text.strip()[len(words[0]) :].strip() if words else ""
         if rest.startswith("<") and rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
@@ -79,6 +78,11 @@ def parse(command_text: str) -> Request:
 def _quote(words: str, most: int = 80) -> str:
     """What the person typed, short enough to repeat back inside Slack's 3000-character sections."""
     return words if len(words) <= most else words[: most - 1] + "…"
+
+
+def page_number(text: str) -> int | None:
+    """A page as people type it (`/room list 2`) or as a paging button carries it."""
+    return int(text) if text.isdecimal() and int(text) >= 1 else None
 
 
 def parse_room_ref(raw: str) -> Show | Help:
@@ -99,7 +103,7 @@ def register(app: AsyncApp, services: Services) -> None:
             team_id=command["team_id"],
             user_id=command["user_id"],
             name=type(request).__name__.lower(),
-            work=lambda email, lang: _answer(services, request, email, lang),
+            work=lambda email, lang: answer(services, request, email, lang),
             ref=request.ref if isinstance(request, Show) else None,
             page=request.page if isinstance(request, List) else 1,
             needs_email=not isinstance(request, Help),
@@ -108,7 +112,8 @@ def register(app: AsyncApp, services: Services) -> None:
     app.command("/room")(room_command)
 
 
-async def _answer(services: Services, request: Request, email: str, lang: str) -> Message:
+async def answer(services: Services, request: Request, email: str, lang: str) -> Message:
+    """What a `/room` request shows; the room buttons ask for the same answers."""
     site = services.room_site
     match request:
         case New(level=level):

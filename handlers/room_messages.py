@@ -52,6 +52,22 @@ def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
     return Mrkdwn(f"<{escape(url)}|{escape(label or url)}>")
 
 
+def room_label(room: Room, site: str) -> Mrkdwn:
+    """The room's slug, linked to the room when it has a link."""
+    url = room_link(room, site)
+    return link_mrkdwn(url, room.slug) if url else Mrkdwn(escape(room.slug))
+
+
+def join_button(lang: str, url: str, *, primary: bool = True) -> ButtonElement:
+    return ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary" if primary else None)
+
+
+def room_entry(lang: str, room: Room, site: str, accessory: ButtonElement | None) -> SectionBlock:
+    """One line of a list of rooms: linked slug, level in a word, and a button beside it."""
+    entry = text(lang, "list.entry", link=room_label(room, site), level=level_word(lang, room.access_level))
+    return SectionBlock(text=MarkdownTextObject(text=entry), accessory=accessory)
+
+
 def level_sentence(lang: str, level: str) -> str:
     if level in AccessLevel.__members__.values():
         return text(lang, f"level.{level}")
@@ -81,7 +97,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
     if in_conversation:
         buttons.insert(0, ButtonElement(text=text(lang, "button.share_channel"), action_id=ACTION_SHARE_CHANNEL, value=room.id))
     if url:
-        buttons.append(ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary"))
+        buttons.append(join_button(lang, url))
     blocks: list[Block] = [
         HeaderBlock(text=title[:150]),
         SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
@@ -107,14 +123,8 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Messa
     )
     blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[MarkdownTextObject(text=summary)])]
     for room in rooms.results[: MAX_BLOCKS - 3]:
-        url = room_link(room, site)
-        label = link_mrkdwn(url, room.slug) if url else Mrkdwn(escape(room.slug))
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=text(lang, "list.entry", link=label, level=level_word(lang, room.access_level))),
-                accessory=ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id),
-            )
-        )
+        details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
+        blocks.append(room_entry(lang, room, site, details))
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))

@@ -16,15 +16,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import Room
 from handlers.i18n import Mrkdwn, text
-from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for
+from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
 from handlers.room_messages import (
     ACTION_SEND_DM,
     ACTION_SHARE_CHANNEL,
     Message,
-    link_mrkdwn,
     plain,
-    room_link,
+    room_label,
 )
 from handlers.services import Services
 from handlers.share_messages import (
@@ -55,7 +54,7 @@ PRE_ACK_SECONDS = 1.0
 def register(app: AsyncApp, services: Services) -> None:
     async def share_in_channel(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
-        user_id, channel = body["user"]["id"], _channel_of(body)
+        user_id, channel = who(body)["user_id"], _channel_of(body)
 
         async def work(email: str, lang: str) -> Message | None:
             room = await services.rooms.get(email, action.get("value", ""))
@@ -74,15 +73,15 @@ def register(app: AsyncApp, services: Services) -> None:
             if await respond_ok(respond, message, response_type="in_channel", replace_original=False):
                 return None
             await services.once.release(*claim)
-            return plain(text(lang, "share.cannot_post", link=_link(room, services.room_site)))
+            return plain(text(lang, "share.cannot_post", link=room_label(room, services.room_site)))
 
-        await reply_for(services, client, respond, team_id=body["team"]["id"], user_id=user_id,
-                        name="share_channel", work=work, ref=action.get("value"))
+        await reply_for(services, client, respond, **who(body), name="share_channel", work=work, ref=action.get("value"))
 
     async def open_dm_modal(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
         await ack()
-        user_id = body["user"]["id"]
-        lang = await _language_quickly(services, client, body["team"]["id"], user_id)  # the trigger lives 3 s
+        ids = who(body)
+        user_id = ids["user_id"]
+        lang = await _language_quickly(services, client, ids["team_id"], user_id)  # the trigger lives 3 s
         target = DmTarget(room_id=action.get("value", ""), channel_id=_channel_of(body))
         try:
             await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
@@ -94,7 +93,8 @@ def register(app: AsyncApp, services: Services) -> None:
         values = view["state"]["values"]
         people: list[str] = values[PEOPLE_BLOCK][PEOPLE_ACTION].get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
-        user_id, team_id = body["user"]["id"], body["team"]["id"]
+        ids = who(body)
+        team_id, user_id = ids["team_id"], ids["user_id"]
         lang = await _language_quickly(services, client, team_id, user_id)  # ack is due within 3 s
         if not people or len(people) > MAX_PEOPLE:
             await ack(response_action="errors", errors={PEOPLE_BLOCK: text(lang, "dm.choose_people", most=MAX_PEOPLE)})
@@ -178,7 +178,3 @@ async def _language_quickly(services: Services, client: AsyncWebClient, team_id:
 def _channel_of(body: dict) -> str:
     return (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
 
-
-def _link(room: Room, site: str) -> Mrkdwn:
-    url = room_link(room, site)
-    return link_mrkdwn(url) if url else Mrkdwn(room.slug)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from slack_sdk.models.blocks import (
     Block,
-    ButtonElement,
     ContextBlock,
     InputBlock,
     MarkdownTextObject,
@@ -21,8 +20,8 @@ from slack_sdk.models.views import View
 from clients.room_models import Room
 from handlers.i18n import Mrkdwn, escape, text
 from handlers.room_messages import (
-    ACTION_OPEN,
     Message,
+    join_button,
     link_mrkdwn,
     plain,
     room_details,
@@ -49,7 +48,7 @@ def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(text="\n".join(lines)),
-            accessory=ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary") if url else None,
+            accessory=join_button(lang, url) if url else None,
         ),
         ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]),
     ]

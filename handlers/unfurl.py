@@ -12,7 +12,6 @@ import logging
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import (
-    ButtonElement,
     ContextBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -23,7 +22,7 @@ from clients.room_errors import RoomServiceError
 from clients.room_models import Room
 from handlers.i18n import text
 from handlers.on_behalf import run_for
-from handlers.room_messages import ACTION_OPEN, room_details
+from handlers.room_messages import join_button, room_details
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
 
@@ -59,7 +58,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
 
 def preview(lang: str, url: str, room: Room | None) -> dict:
-    join = ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary")
+    join = join_button(lang, url)
     if room is None:
         return {"blocks": [SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
     details = room_details(lang, room)

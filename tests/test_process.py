@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import subprocess
@@ -18,40 +17,16 @@ import pytest
 from tests.conftest import bot_env
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
+from tests.processes import python_env, start_server
 from tests.slack_requests import command_body, signed_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _env(**values: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
-    return {**keep, "PYTHONPATH": str(ROOT), **values}
-
-
 @pytest.fixture
 def served(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
-    port = _free_port()
-    env = _env(**bot_env(meet, slack), HOST="127.0.0.1", PORT=str(port), DATA_DIR=str(tmp_path / "data"))
-    process = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"bot did not become healthy:\n{process.communicate()[0]}")
-        time.sleep(0.1)
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"))
+    process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
     yield process, base, tmp_path / "data"
     if process.poll() is None:
         process.kill()
@@ -101,7 +76,7 @@ def _accepts(path: Path) -> bool:
     ],
 )
 def test_missing_or_malformed_configuration_stops_with_one_line(tmp_path: Path, env: dict, variable: str):
-    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=_env(**env),
+    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=python_env(**env),
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
@@ -111,19 +86,16 @@ def test_missing_or_malformed_configuration_stops_with_one_line(tmp_path: Path, 
 
 def test_dotenv_file_is_read(tmp_path: Path):
     (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-dotenv\n")
-    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=30)
+    result = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=python_env(), capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "SLACK_SIGNING_SECRET" in result.stderr  # got past the token
 
 
 async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
     slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
     meet.add_user("alice@example.gouv.fr")
-    port = _free_port()
-    env = _env(**bot_env(meet, slack), SLACK_APP_TOKEN="xapp-1-socket-test", HOST="127.0.0.1", PORT=str(port),
-               DATA_DIR=str(tmp_path / "data"))
+    env = python_env(**bot_env(meet, slack), SLACK_APP_TOKEN="xapp-1-socket-test", DATA_DIR=str(tmp_path / "data"))
     del env["SLACK_SIGNING_SECRET"]  # not needed in Socket Mode
-    process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process, base = start_server(["-m", "bot"], env, cwd=tmp_path)  # in Socket Mode HTTP serves /healthz only
     try:
         deadline = time.monotonic() + 20
         while slack.socket_connections == 0:
@@ -136,8 +108,8 @@ async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(t
         assert [ack["envelope_id"] for ack in slack.socket_acks] == ["env-1"]
         assert len(meet.rooms) == 1
         async with httpx.AsyncClient() as http:
-            health = await http.get(f"http://127.0.0.1:{port}/healthz")
-            events = await http.post(f"http://127.0.0.1:{port}/slack/events", content="x")
+            health = await http.get(f"{base}/healthz")
+            events = await http.post(f"{base}/slack/events", content="x")
         assert health.status_code == 200 and events.status_code == 404  # no HTTP events route in Socket Mode
         started = time.monotonic()
         process.send_signal(signal.SIGTERM)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,8 +17,8 @@ from tests.conftest import bot_env
 from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
+from tests.processes import python_env, start_server
 from tests.slack_requests import command_body, event_body, signed_headers
-from tests.test_process import _env, _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 MULTI_KEY = {"DEL", "UNLINK", "EXISTS", "MGET", "RENAME", "RENAMENX", "EVALSHA", "SINTERSTORE", "SUNIONSTORE"}
@@ -43,32 +41,24 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
     commands: list[str] = []
     monitor_client = connect(redis_url)
 
+    listening = asyncio.Event()
+
     async def monitor() -> None:
         async with monitor_client.monitor() as feed:
+            listening.set()
             while True:
                 commands.append((await feed.next_command())["command"])
 
     watcher = asyncio.create_task(monitor())
-    env = {**bot_env(meet, slack), "REDIS_URL": redis_url, "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token,
-           "DIGEST_CHANNEL": "C0DIGEST", "DIGEST_DEMARCHES": "101", "DIGEST_TIME": "00:00", "DIGEST_TIMEZONE": "UTC",
-           "HOST": "127.0.0.1", "LOG_LEVEL": "WARNING"}
-    ports = [_free_port(), _free_port()]
-    processes = [subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=_env(**env, PORT=str(port)),
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for port in ports]
-    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    env = python_env(**bot_env(meet, slack), REDIS_URL=redis_url, DS_API_URL=ds.url, DS_API_TOKEN=ds.token,
+                     DIGEST_CHANNEL="C0DIGEST", DIGEST_DEMARCHES="101", DIGEST_TIME="00:00", DIGEST_TIMEZONE="UTC",
+                     LOG_LEVEL="WARNING")
+    await listening.wait()
+    # both start together, so both schedulers find today's digest due at the same time
+    started = await asyncio.gather(*(asyncio.to_thread(start_server, ["-m", "bot", "serve"], env, cwd=tmp_path) for _ in range(2)))
+    processes, bases = [process for process, _ in started], [base for _, base in started]
     try:
         async with httpx.AsyncClient(timeout=10) as http:
-            deadline = time.monotonic() + 20
-            for base in bases:
-                while True:
-                    try:
-                        if (await http.get(base + "/healthz")).status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        pass
-                    assert time.monotonic() < deadline, "a bot process did not start"
-                    await asyncio.sleep(0.1)
-
             # 20 cold commands of one person spread over both processes
             async def command(index: int) -> int:
                 body = command_body("list", "U0ALICE", slack.response_url())

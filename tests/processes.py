@@ -1,0 +1,56 @@
+"""Bot and fake servers as real processes, for the process tests and the benchmarks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def python_env(**values: str) -> dict[str, str]:
+    """A bare environment (nothing of the developer's) that finds this project's packages."""
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
+    return {**keep, "PYTHONPATH": str(ROOT), **values}
+
+
+def start_server(
+    args: list[str],
+    env: dict[str, str],
+    *,
+    cwd: Path = ROOT,
+    ready: str | None = "/healthz",
+    timeout: float = 20,
+    stdout: int = subprocess.PIPE,
+) -> tuple[subprocess.Popen, str]:
+    """Runs `python args…` on a free port (its HOST and PORT) and waits until it answers: 200 on
+    `ready`, or any HTTP answer when `ready` is None. Raises with the process's output otherwise."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, *args], cwd=cwd, env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
+                               stdout=stdout, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            status = httpx.get(base + (ready or "/"), timeout=0.5).status_code
+            if ready is None or status == 200:
+                return process, base
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            output = process.communicate()[0] if stdout == subprocess.PIPE else ""
+            raise RuntimeError(f"{args} did not start:\n{output}")
+        time.sleep(0.1)
