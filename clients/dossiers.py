@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
 
 from clients import dossier_errors as errors
 from clients.errors import describe_error
@@ -95,6 +95,12 @@ class Page(_Tolerant):
     title: str
     nodes: list[Dossier]
     pageInfo: PageInfo
+
+    @field_validator("nodes", mode="before")
+    @classmethod
+    def _null_is_empty(cls, nodes: object) -> object:
+        # the schema declares connection lists nullable (`nodes: [DeletedDossier]`): null = no dossier
+        return [] if nodes is None else nodes
 
 
 class DossierService:

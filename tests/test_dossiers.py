@@ -174,3 +174,17 @@ async def test_pages_are_fetched_as_they_are_consumed(service, ds: FakeDS):
     await anext(pages)
     assert len(ds.queries) == 1
     await pages.aclose()
+
+
+async def test_a_null_list_of_deleted_dossiers_reads_as_none_deleted(service, ds: FakeDS, redis):
+    """The schema declares `nodes: [DeletedDossier]` nullable: a `null` there is an empty page,
+    not an unreadable démarche."""
+    ds.add_demarche(8, "Huit", dossiers=30)
+    counter = DossierCounter(service, redis, now=fixed_clock(ds))
+    since = ds.now
+    await counter.count(8, since=None)
+    ds.now += dt.timedelta(hours=20)
+    ds.deposit(8, "en_instruction")
+    ds.null_deleted_nodes = True
+    second = await counter.count(8, since=since)
+    assert not second.full_walk and second.total == 31 and second.deposited_since == 1

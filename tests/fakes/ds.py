@@ -73,6 +73,7 @@ class FakeDS:
     out_of_scope: set[int] = field(default_factory=set)
     timeouts: int = 0  # answer the next N requests with a `timeout` error
     rate_limited: int = 0  # answer the next N requests with the plain-text 429
+    null_deleted_nodes: bool = False  # `nodes: null` on (pending) deleted dossiers, as the schema allows
     queries: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     now: dt.datetime = T0
@@ -143,8 +144,9 @@ class FakeDS:
         since = _parse_time(deletedSince) if deletedSince else dt.datetime.min.replace(tzinfo=dt.UTC)
         rows = [(n, state, when) for n, state, when, is_pending in self.demarches[number].deleted
                 if is_pending == pending and when >= since]
-        return _connection([(when, n) for n, _, when in rows], rows, first, after, lambda d: {
+        page = _connection([(when, n) for n, _, when in rows], rows, first, after, lambda d: {
             "id": str(d[0]), "number": d[0], "state": d[1], "reason": "user_request", "dateSupression": d[2].isoformat()})
+        return page | {"nodes": None} if self.null_deleted_nodes and not rows else page
 
     # --- HTTP ------------------------------------------------------------------------------
     def asgi(self) -> Starlette:
