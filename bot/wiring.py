@@ -20,11 +20,14 @@ from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
 from clients.json_cache import JsonCache
+from clients.keys import application_tag
 from clients.once import Once
+from clients.recent_rooms import RecentRooms
 from clients.room_directory import RoomDirectory
+from clients.room_levels import RoomLevels
 from clients.rooms import RoomService
 from clients.token_cache import TokenCache
-from clients.user_rooms import UserRooms
+from clients.user_rooms import NO_ACCOUNT_TTL, UserRooms
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
@@ -51,8 +54,18 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
     configure_slack_client(app.client, settings)
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
+    app_tag = application_tag(settings.meet_client_id or "")
+    user_rooms = UserRooms(
+        rooms,
+        TokenCache(redis, application=app_tag, box=settings.secret_box),
+        RoomDirectory(redis),
+        application=app_tag,
+        no_account=JsonCache(redis, "no-account", NO_ACCOUNT_TTL),
+        recent=RecentRooms(redis, app_tag),
+        levels=RoomLevels(redis, app_tag),
+    )
     services = Services(
-        rooms=UserRooms(rooms, TokenCache(redis, box=settings.secret_box), RoomDirectory(redis)),
+        rooms=user_rooms,
         profiles=JsonCache(redis, "profile", PROFILE_TTL),
         once=Once(redis),
         default_language=settings.default_language,

@@ -35,9 +35,18 @@ class AppCredentialsRejected(Misconfigured):
     """401 on the token endpoint: unknown client id, wrong secret, or inactive application."""
 
 
+class ApplicationDisabled(Misconfigured):
+    """401 `Application not found.` / `Application is disabled.` on a room call."""
+
+
 # Room endpoints.
 class TokenRejected(RoomServiceError):
     """401 on a room call: the delegated token expired or is no longer accepted."""
+
+
+class AccountDisabled(RoomServiceError):
+    """401 `User account is disabled.`: the service still issues tokens to a disabled person, then
+    refuses every call; a new token cannot help, only the service's administrator can."""
 
 
 class ScopeMissing(RoomServiceError):

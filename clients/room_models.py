@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 #: The server ignores `page_size` and always pages by this many rooms.
 SERVICE_PAGE_SIZE = 20
@@ -59,6 +60,16 @@ class Room(_Tolerant):
     configuration: dict[str, Any] = Field(default_factory=dict)
     url: str | None = None
     telephony: Telephony | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _one_slash(cls, url: str | None) -> str | None:
+        """The service joins `APPLICATION_BASE_URL + "/" + slug` as is: `https://host//slug` when
+        the base ends in `/`. Every link the bot shows is the same normal one."""
+        if not url:
+            return None
+        parts = urlsplit(url)
+        return urlunsplit(parts._replace(path=re.sub("/{2,}", "/", parts.path)))
 
 
 class RoomPage(_Tolerant):

@@ -137,6 +137,12 @@ def _checked(response: httpx.Response, expected: int = 200) -> httpx.Response:
         return response
     detail = describe_error(response)
     if status == 401:
+        # the 401s differ only by their words: the person's account, the application, or the token
+        words = detail.lower()
+        if "account is disabled" in words:
+            raise errors.AccountDisabled(detail)
+        if "application" in words:
+            raise errors.ApplicationDisabled(f"room calls answered {detail}")
         raise errors.TokenRejected(detail)
     if status == 403:
         if "permission" in detail.lower() and "insufficient" in detail.lower():

@@ -1,9 +1,14 @@
 """Each person's delegated room-service token, shared through Redis by every bot process.
 
 The service has no refresh token: a token is reused until `expires_in` minus a margin, then a
-new one is issued. Issuing is single-flight across processes: the first caller takes a Redis
-lock and fetches; the others wait on the lock and find the cached result. The lock expires on
-its own, so a crashed holder blocks nobody longer than `lock_timeout`.
+new one is issued. The margin is a tenth of the lifetime, at most `max_margin`: the service's
+lifetime is its operator's choice (30 s is valid), and a fixed minute would cache nothing.
+Issuing is single-flight across processes: the first caller takes a Redis lock and fetches; the
+others wait on the lock and find the cached result. The lock expires on its own, so a crashed
+holder blocks nobody longer than `lock_timeout`.
+
+Tokens are kept per application: a token carries the scopes its application had when it was
+issued, and only that application's credentials obtained it (meet-api.md §5b).
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ class TokenCache:
         self,
         redis: aioredis.Redis,
         *,
-        margin: float = 60.0,
+        application: str = "app",
+        max_margin: float = 60.0,
         lock_timeout: float = 10.0,
         poll: float = 0.025,
         clock: Callable[[], float] | None = None,
@@ -45,19 +51,20 @@ class TokenCache:
     ) -> None:
         self._redis = redis
         self._box = box or SecretBox()
-        self._margin = margin
+        self._application = application
+        self._max_margin = max_margin
         self._lock_timeout = lock_timeout
         self._poll = poll
         self._clock = clock or (lambda: time.time())  # looked up per call, so freezegun can move it
         self._drop = redis.register_script(_DROP_IF_SAME)
 
     async def get(self, email: str) -> SecretStr | None:
-        raw = await self._redis.get(_token_key(email))
+        raw = await self._redis.get(self._key(email))
         opened = self._box.open(raw) if raw is not None else None
         if opened is None:
             return None
         entry = json.loads(opened)
-        if entry["expires_at"] - self._margin <= self._clock():
+        if entry["use_until"] <= self._clock():
             return None
         return SecretStr(entry["token"])
 
@@ -80,7 +87,7 @@ class TokenCache:
         if cached is not None:
             return cached
         lock = self._redis.lock(
-            key("lock", "token", email_digest(email)),
+            key("lock", "token", self._application, email_digest(email)),
             timeout=self._lock_timeout,
             sleep=self._poll,
             blocking_timeout=self._lock_timeout + 1,
@@ -96,21 +103,35 @@ class TokenCache:
     async def drop(self, email: str, token: SecretStr) -> None:
         """Forgets `token` (refused by the service) unless another token replaced it meanwhile."""
         try:
-            raw = await self._redis.get(_token_key(email))
+            raw = await self._redis.get(self._key(email))
             opened = self._box.open(raw) if raw is not None else None
             if opened is not None and json.loads(opened)["token"] == token.get_secret_value():
-                await self._drop(keys=[_token_key(email)], args=[raw])
+                await self._drop(keys=[self._key(email)], args=[raw])
         except RedisError as error:
             degraded("token cache", error)
 
     async def _store(self, email: str, grant: TokenGrant) -> None:
-        lifetime = grant.expires_in - self._margin
-        if lifetime <= 0:
-            log.warning("room service issued a token valid for %ss only; not caching it", grant.expires_in)
+        if grant.expires_in < MIN_CACHED_LIFETIME:
+            _warn_short_lifetime(grant.expires_in)
             return
-        entry = {"token": grant.access_token.get_secret_value(), "expires_at": self._clock() + grant.expires_in}
-        await self._redis.set(_token_key(email), self._box.seal(json.dumps(entry)), ex=int(lifetime))
+        usable = grant.expires_in - min(self._max_margin, grant.expires_in / 10)
+        entry = {"token": grant.access_token.get_secret_value(), "use_until": self._clock() + usable}
+        await self._redis.set(self._key(email), self._box.seal(json.dumps(entry)), ex=max(1, int(usable)))
+
+    def _key(self, email: str) -> str:
+        return key("token", self._application, email_digest(email))
 
 
-def _token_key(email: str) -> str:
-    return key("token", email_digest(email))
+#: Below this, a token would expire while a command uses it: fetched for each command instead.
+MIN_CACHED_LIFETIME = 10
+
+_warned_short = False
+
+
+def _warn_short_lifetime(seconds: int) -> None:
+    """Once per process: the operator's setting is the cause, and it holds for every token."""
+    global _warned_short
+    if not _warned_short:
+        _warned_short = True
+        log.warning("the room service issues tokens valid for %ss; below %ss they are not cached "
+                    "(raise APPLICATION_JWT_EXPIRATION_SECONDS)", seconds, MIN_CACHED_LIFETIME)

@@ -1,4 +1,11 @@
-"""Room calls made on behalf of one person: token from the cache, one retry after a 401."""
+"""Room calls made on behalf of one person: the token from the cache, one retry with a new one.
+
+A cached token may be refused for reasons a new token fixes: it expired early (401), or it was
+issued before the application gained a scope (403; tokens carry the scopes of their issue time).
+So a cached token's refusal drops it and the call is made once more with a fresh token; only a
+fresh token's refusal is final. A disabled account is final at once: the service still issues
+it tokens, and refuses all of them.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +14,41 @@ from typing import TypeVar
 
 from pydantic import SecretStr
 
+from clients.json_cache import JsonCache
+from clients.keys import email_digest
+from clients.recent_rooms import RecentRooms
 from clients.room_directory import RoomDirectory
-from clients.room_errors import RoomNotFound, TokenRejected
+from clients.room_errors import AccountNotFound, PublicRoomsDisabled, RoomNotFound, ScopeMissing, TokenRejected
+from clients.room_levels import RoomLevels
 from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
 from clients.rooms import RoomService
 from clients.token_cache import TokenCache
 
 T = TypeVar("T")
 
+#: How long "this person has no account" is believed before the service is asked again.
+NO_ACCOUNT_TTL = 180
+
 
 class UserRooms:
-    def __init__(self, service: RoomService, tokens: TokenCache, directory: RoomDirectory) -> None:
+    def __init__(
+        self,
+        service: RoomService,
+        tokens: TokenCache,
+        directory: RoomDirectory,
+        *,
+        application: str,
+        no_account: JsonCache,
+        recent: RecentRooms,
+        levels: RoomLevels,
+    ) -> None:
         self._service = service
         self._tokens = tokens
+        self._application = application
+        self._no_account = no_account
         self.directory = directory
+        self.recent = recent
+        self.levels = levels
 
     async def list(self, email: str, page: int = 1) -> RoomPage:
         rooms = await self._as(email, lambda token: self._service.list_rooms(token, page))
@@ -28,8 +56,15 @@ class UserRooms:
         return rooms
 
     async def create(self, email: str, access_level: AccessLevel | None = None) -> Room:
-        room = await self._as(email, lambda token: self._service.create_room(token, access_level))
+        try:
+            room = await self._as(email, lambda token: self._service.create_room(token, access_level))
+        except PublicRoomsDisabled:
+            await self.levels.refused(AccessLevel.PUBLIC)
+            raise
         await self.directory.remember([room])
+        await self.recent.add(email, room)
+        if access_level is not None:
+            await self.levels.accepted(access_level)
         return room
 
     async def get(self, email: str, room_id: str) -> Room:
@@ -51,14 +86,29 @@ class UserRooms:
             page += 1
 
     async def _as(self, email: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
-        def issue() -> Awaitable[TokenGrant]:
-            return self._service.issue_token(email)
+        issued = False
+
+        async def issue() -> TokenGrant:
+            nonlocal issued
+            issued = True
+            return await self._issue(email)
 
         token = await self._tokens.get_or_fetch(email, issue)
         try:
             return await call(token)
-        except TokenRejected:
-            # Expired early or invalidated: drop it, get a new one, try once more; a second 401 is final.
+        except (TokenRejected, ScopeMissing):
+            if issued:
+                raise
             await self._tokens.drop(email, token)
-            token = await self._tokens.get_or_fetch(email, issue)
-            return await call(token)
+            return await call(await self._tokens.get_or_fetch(email, issue))
+
+    async def _issue(self, email: str) -> TokenGrant:
+        """A token request, unless the service said a moment ago that this person has no account."""
+        who = (self._application, email_digest(email))
+        if await self._no_account.get(*who):
+            raise AccountNotFound("no account (remembered from the service's last answer)")
+        try:
+            return await self._service.issue_token(email)
+        except AccountNotFound:
+            await self._no_account.put(True, *who)
+            raise

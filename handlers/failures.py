@@ -32,8 +32,11 @@ class Explained:
     message: str
 
 
-def explain(error: BaseException, lang: str, *, email: str | None, ref: str | None, site: str, page: int = 1) -> Explained:
-    """The message for `error`; `ref` is what the person typed to name a room."""
+def explain(
+    error: BaseException, lang: str, *, email: str | None, ref: str | None, site: str, page: int = 1, on_home: bool = False
+) -> Explained:
+    """The message for `error`; `ref` is what the person typed to name a room; on the Home tab
+    the way out is its menu, not a command."""
 
     def say(outcome: str, key: str, **params: object) -> Explained:
         return Explained(outcome, text(lang, key, **params))
@@ -55,7 +58,7 @@ def explain(error: BaseException, lang: str, *, email: str | None, ref: str | No
             log.error("room service misconfiguration [ref %s]: %s", reference, error)
             return say("config_error", "error.misconfigured", ref=reference)
         case errors.PublicRoomsDisabled():
-            return say("user_error", "error.public_disabled")
+            return say("user_error", "error.public_disabled_home" if on_home else "error.public_disabled")
         case errors.RoomRejected():
             return say("user_error", "error.room_rejected", reason=error.detail)
         case errors.NotYourRoom():
@@ -64,6 +67,8 @@ def explain(error: BaseException, lang: str, *, email: str | None, ref: str | No
             return say("user_error", "error.page_not_found", page=page)
         case errors.RoomNotFound():
             return say("user_error", "error.room_not_found", ref=ref or "")
+        case errors.AccountDisabled():
+            return say("user_error", "error.account_disabled", service=Mrkdwn(f"<{site}|{site}>"))
         case errors.TokenRejected():
             log.warning("room service refused a fresh delegated token: %s", error.detail)
             return say("upstream_error", "error.token_rejected")

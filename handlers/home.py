@@ -8,7 +8,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_models import AccessLevel, RoomPage
+from clients.room_models import AccessLevel, Room, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.on_behalf import run_for, who
 from handlers.room_messages import Message, room_message
@@ -34,17 +34,26 @@ def register(app: AsyncApp, services: Services) -> None:
 async def publish_home(
     services: Services, client: AsyncWebClient, team_id: str, user_id: str, *, create: AccessLevel | None = None
 ) -> None:
-    """Rooms and the optional new room's card on success; the explanation instead on failure."""
-    rooms: list[RoomPage] = []
+    """The optional new room's card (or why it could not be made), then the person's rooms, most
+    recent first: a refused creation keeps the list, a list that fails keeps the card."""
+    person = {"team_id": team_id, "user_id": user_id, "on_home": True}
+    notice = None
+    if create is not None:
 
-    async def work(email: str, lang: str) -> Message | None:
-        created = await services.rooms.create(email, create) if create is not None else None
-        rooms.append(await services.rooms.list(email, 1))
-        return room_message(lang, created, services.room_site, created=True, in_conversation=False) if created else None
+        async def new_room(email: str, lang: str) -> Message:
+            created = await services.rooms.create(email, create)
+            return room_message(lang, created, services.room_site, created=True, in_conversation=False)
 
-    lang, notice = await run_for(services, client, team_id=team_id, user_id=user_id,
-                                 name="home_new" if create else "home", work=work)
-    view = home_view(lang, rooms[0] if rooms else None, services.room_site, notice)
+        _, notice = await run_for(services, client, name="home_new", work=new_room, **person)
+    shown: list[tuple[RoomPage, list[Room]]] = []
+
+    async def rooms(email: str, lang: str) -> None:
+        shown.append((await services.rooms.list(email, 1), await services.rooms.recent.list(email)))
+
+    lang, problem = await run_for(services, client, name="home", work=rooms, **person)
+    page, recent = shown[0] if shown else (None, [])
+    view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
+                     recent=recent, levels=await services.rooms.levels.offered())
     try:
         await client.views_publish(user_id=user_id, view=view)
     except SlackApiError as error:

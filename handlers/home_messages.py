@@ -14,7 +14,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from clients.room_models import AccessLevel, RoomPage
+from clients.room_models import AccessLevel, Room, RoomPage
 from handlers.i18n import text
 from handlers.room_messages import (
     MAX_BLOCKS,
@@ -28,30 +28,41 @@ HOME_NEW_ROOM = "home_new_room"
 MAX_VIEW_BLOCKS = 100
 
 
-def home_view(lang: str, rooms: RoomPage | None, site: str, notice: Message | None = None) -> View:
-    """`rooms` is None when they could not be read; `notice` says what just happened (or went wrong)."""
-    blocks: list[Block] = [HeaderBlock(text=text(lang, "list.title")), _new_room_control(lang)]
-    if notice is not None:
+def home_view(
+    lang: str,
+    rooms: RoomPage | None,
+    site: str,
+    notices: list[Message],
+    *,
+    recent: list[Room],
+    levels: list[AccessLevel],
+) -> View:
+    """`rooms` is None when they could not be read; `notices` say what just happened (or went
+    wrong); `recent` are the rooms the bot made for the person lately, shown first."""
+    blocks: list[Block] = [HeaderBlock(text=text(lang, "list.title")), _new_room_control(lang, levels)]
+    for notice in notices:
         blocks += notice.blocks
     if rooms is not None:
-        blocks += _rooms(lang, rooms, site)
+        blocks += _rooms(lang, rooms, recent, site)
     return View(type="home", blocks=blocks[:MAX_VIEW_BLOCKS])
 
 
-def _new_room_control(lang: str) -> ActionsBlock:
+def _new_room_control(lang: str, levels: list[AccessLevel]) -> ActionsBlock:
     options = [
         Option(value=level.value, text=f"{text(lang, 'home.new_room')} · {text(lang, f'level_short.{level.value}')}")
-        for level in (AccessLevel.TRUSTED, AccessLevel.RESTRICTED, AccessLevel.PUBLIC)
+        for level in levels
     ]
     return ActionsBlock(elements=[StaticSelectElement(action_id=HOME_NEW_ROOM, placeholder=text(lang, "home.new_room"), options=options)])
 
 
-def _rooms(lang: str, rooms: RoomPage, site: str) -> list[Block]:
-    if not rooms.results:
+def _rooms(lang: str, rooms: RoomPage, recent: list[Room], site: str) -> list[Block]:
+    if not rooms.results and not recent:
         return [SectionBlock(text=MarkdownTextObject(text=text(lang, "list.empty")))]
     summary = text(lang, "home.summary", count=rooms.count, shown=len(rooms.results))
     blocks: list[Block] = [ContextBlock(elements=[MarkdownTextObject(text=summary)])]
-    for room in rooms.results[:MAX_BLOCKS]:
+    recent_ids = {room.id for room in recent}
+    ordered = recent + [room for room in rooms.results if room.id not in recent_ids]
+    for room in ordered[:MAX_BLOCKS]:
         url = room_link(room, site)
         blocks.append(room_entry(lang, room, site, join_button(lang, url, primary=False) if url else None))
     return blocks

@@ -35,6 +35,7 @@ async def run_for(
     ref: str | None = None,
     page: int = 1,
     needs_email: bool = True,
+    on_home: bool = False,
 ) -> tuple[str, Message | None]:
     lang, email = services.default_language, None
     try:
@@ -44,7 +45,7 @@ async def run_for(
         message = await work(email, lang)
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
-        explained = explain(error, lang, email=email, ref=ref, site=services.room_site, page=page)
+        explained = explain(error, lang, email=email, ref=ref, site=services.room_site, page=page, on_home=on_home)
         message, outcome = plain(explained.message), explained.outcome
     COMMANDS.labels(command=name, outcome=outcome).inc()
     return lang, message

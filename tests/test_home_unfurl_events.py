@@ -45,6 +45,49 @@ async def test_home_lists_rooms_with_level_and_join_and_offers_a_new_room(bot, s
     assert [o["value"] for o in control["options"]] == ["trusted", "restricted", "public"]
 
 
+def home_choice(level: str, user: str = "U0ALICE") -> str:
+    from urllib.parse import urlencode
+
+    return urlencode({"payload": json.dumps({
+        "type": "block_actions", "team": {"id": "T0TEAM"}, "user": {"id": user, "team_id": "T0TEAM"},
+        "api_app_id": "A0APP", "trigger_id": "1.2.3", "container": {"type": "view", "view_id": "V0HOME"},
+        "view": {"id": "V0HOME", "type": "home"},
+        "actions": [{"action_id": "home_new_room", "type": "static_select", "block_id": "b",
+                     "selected_option": {"value": level, "text": {"type": "plain_text", "text": "x"}}}]})})
+
+
+def offered_levels(view: dict) -> list[str]:
+    [control] = [e for b in view["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    return [option["value"] for option in control["options"]]
+
+
+async def test_home_after_a_refused_public_room_keeps_the_list_and_stops_offering_public(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    meet.add_room(alice, slug="abc-defg-hij")
+    assert (await bot.post(home_choice("public"))).status_code == 200
+    await bot.runtime.tasks.drain(5)
+    view = view_of(slack.called("views.publish")[-1])
+    words = text_of(view)
+    assert "Public rooms are disabled" in words and "Pick another level in the menu above" in words
+    assert "/room new" not in words
+    assert "abc-defg-hij" in words  # the list stays
+    assert offered_levels(view) == ["trusted", "restricted"]  # learned from the service's answer
+    await send_event(bot, home_opened(), event_id="Ev0009")
+    assert offered_levels(view_of(slack.called("views.publish")[-1])) == ["trusted", "restricted"]
+
+
+async def test_home_shows_the_room_just_made_first(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    """The service lists by slug: a new room is usually past page 1. The bot shows it first."""
+    for index in range(25):
+        meet.add_room(alice, slug=f"aaa-{index:04d}-aaa")
+    assert (await bot.post(home_choice("trusted"))).status_code == 200
+    await bot.runtime.tasks.drain(5)
+    [made] = [room for room in meet.rooms.values() if not room["slug"].startswith("aaa-")]
+    await send_event(bot, home_opened(), event_id="Ev0010")
+    view = view_of(slack.called("views.publish")[-1])
+    joins = [b["accessory"]["url"] for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "room_open"]
+    assert joins[0] == made["url"] and len(joins) == 21
+
+
 async def test_home_new_room_control_creates_and_republishes(bot, slack: FakeSlack, meet: FakeMeet, alice):
     body = json.dumps({"type": "block_actions", "team": {"id": "T0TEAM"}, "user": {"id": "U0ALICE", "team_id": "T0TEAM"},
                        "api_app_id": "A0APP", "trigger_id": "1.2.3", "container": {"type": "view", "view_id": "V0HOME"},
@@ -70,11 +113,11 @@ async def test_home_shows_errors_instead_of_swallowing_them(bot, slack: FakeSlac
     words = text_of(view_of(slack.called("views.publish")[-1]))
     assert "no account for bob@example.gouv.fr" in words
 
-    meet.add_user("bob@example.gouv.fr")
-    meet.delay = 0
+    slack.add_user("U0CAROL", "carol@example.gouv.fr", locale="en-US")
+    meet.add_user("carol@example.gouv.fr")
     from tests.fakes.meet import Fault
     meet.faults.append(Fault("GET", "/external-api/v1.0/rooms/", 503, "<h1>down</h1>", "text/html", times=3))
-    await send_event(bot, home_opened("U0BOB"), event_id="Ev0002")
+    await send_event(bot, home_opened("U0CAROL"), event_id="Ev0002")
     assert "unavailable right now" in text_of(view_of(slack.called("views.publish")[-1]))
 
 

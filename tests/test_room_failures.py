@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import FakeMeet, Fault
+from tests.fakes.meet import ALL_SCOPES, Application, FakeMeet, Fault
 from tests.fakes.slack import FakeSlack
 
 ROOMS = "/external-api/v1.0/rooms/"
@@ -40,7 +41,19 @@ async def test_account_not_found_says_to_sign_in_once_then_works_after_sign_in(b
     words = text_of(await bot.reply("new", user="U0BOB"))
     assert "no account for bob@example.gouv.fr" in words
     assert f"Sign in once at <{meet.base}|" in words
-    meet.add_user("bob@example.gouv.fr")
+    assert "then try again in a few minutes" in words
+
+
+async def test_an_unknown_account_is_remembered_for_a_few_minutes(bot, slack: FakeSlack, meet: FakeMeet, redis):
+    """Each command and pasted link of a person without an account would cost a token request."""
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="en-US")
+    for _ in range(3):
+        assert "no account for bob@example.gouv.fr" in text_of(await bot.reply("list", user="U0BOB"))
+    assert len(meet.token_requests) == 1
+    meet.add_user("bob@example.gouv.fr")  # Bob signs in; a few minutes later the answer is forgotten:
+    [memo] = await redis.keys("roombot:no-account:*")
+    assert 120 <= await redis.ttl(memo) <= 180
+    await redis.delete(memo)
     assert "Your video room is ready" in text_of(await bot.reply("new", user="U0BOB"))
 
 
@@ -133,12 +146,57 @@ async def test_expired_token_is_refreshed_once_and_the_call_retried(bot, meet: F
     assert meet.count("GET", ROOMS) == 3
 
 
-async def test_a_second_401_is_final(bot, meet: FakeMeet, alice):
-    meet.users[alice]["active"] = False  # token issued, then every room call is 401
+async def test_a_fresh_tokens_401_is_final(bot, meet: FakeMeet, alice):
+    await bot.reply("list")  # a token is cached
+    meet.faults.append(Fault("GET", ROOMS, 401, {"detail": "Token expired."}, times=2))
     assert "refused to let the bot act for you" in text_of(await bot.reply("list"))
+    assert len(meet.token_requests) == 2 and meet.count("GET", ROOMS) == 3
+
+
+async def test_a_disabled_account_is_told_who_can_re_enable_it(bot, meet: FakeMeet, alice, redis):
+    """The service still issues tokens to a disabled person, then answers 401 to every call."""
+    await bot.reply("list")  # a token is cached
+    meet.users[alice]["active"] = False
+    words = text_of(await bot.reply("new"))
+    assert "Your account on the room service is disabled" in words and f"administrator of <{meet.base}|" in words
+    assert len(meet.token_requests) == 1 and meet.count("POST", ROOMS) == 1  # no new token can help
+    await redis.delete(*await redis.keys("roombot:token:*"))  # cold cache: one token request, one room call
+    assert "is disabled" in text_of(await bot.reply("list"))
     assert len(meet.token_requests) == 2 and meet.count("GET", ROOMS) == 2
 
 
 async def test_provisioning_race_409_is_retried_once(bot, meet: FakeMeet, alice):
     meet.faults.append(Fault("POST", TOKEN, 409, {"error": "Failed to create or retrieve provisional user."}))
     assert "no video room yet" in text_of(await bot.reply("list"))
+
+
+async def test_a_scope_granted_after_a_token_was_cached_works_at_once(bot, meet: FakeMeet, alice):
+    """Tokens carry the scopes of their issue time: a cached token's 403 is retried with a fresh one."""
+    meet.app_config.scopes = "rooms:list rooms:retrieve"
+    await bot.reply("list")  # a token without rooms:create is cached
+    assert "missing the room service permission `rooms:create`" in text_of(await bot.reply("new"))
+    assert len(meet.token_requests) == 2  # the cached token's 403 was retried once with a fresh one
+    meet.app_config.scopes = ALL_SCOPES  # the administrator grants the scope
+    assert "Your video room is ready" in text_of(await bot.reply("new"))
+    # the token cached before the grant is refused once more, then a fresh one creates the room
+    assert len(meet.token_requests) == 3 and meet.count("POST", ROOMS) == 4
+
+
+async def test_a_cached_token_serves_only_the_application_that_obtained_it(settings, redis, slack: FakeSlack, meet: FakeMeet, alice):
+    meet.app_config = Application(client_id="list-only", scopes="rooms:list rooms:retrieve")
+    async for bot in start_bot(settings.model_copy(update={"meet_client_id": "list-only"}), redis, slack):
+        await bot.reply("list")
+    meet.app_config = Application(client_id="full-app")  # the operator switches MEET_CLIENT_ID
+    async for bot in start_bot(settings.model_copy(update={"meet_client_id": "full-app"}), redis, slack):
+        assert "Your video room is ready" in text_of(await bot.reply("new"))
+    assert len(meet.token_requests) == 2 and meet.count("POST", ROOMS) == 1  # the old app's token was not tried
+
+
+async def test_links_are_normalised_when_the_service_base_url_ends_in_a_slash(bot, meet: FakeMeet, alice):
+    meet.room_base_url = "https://visio.example.gouv.fr/"  # the service answers https://visio.example.gouv.fr//slug
+    reply = await bot.reply("new")
+    [room] = meet.rooms.values()
+    assert room["url"].count("//") == 2
+    good = f"https://visio.example.gouv.fr/{room['slug']}"
+    words = json.dumps(reply)
+    assert good in words and "gouv.fr//" not in words

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from clients.room_models import Room, RoomPage, Telephony
+from clients.room_models import AccessLevel
 from handlers.home_messages import home_view
 from handlers.i18n import LANGUAGES, catalog, language_for, text
 from handlers.room_messages import help_message, room_list_message, room_message
@@ -71,7 +72,8 @@ def test_the_largest_messages_pass_slack_sdk_validation_and_block_caps(lang):
         payload = message.payload()  # to_dict() raises SlackObjectFormationError past a limit
         assert len(payload["blocks"]) <= 50
         assert all(len(b.get("text", {}).get("text", "")) <= 3000 for b in payload["blocks"])
-    home = home_view(lang, page, "https://visio", messages[0])
+    home = home_view(lang, page, "https://visio", [messages[0], messages[2]],
+                     recent=[_room(i + 100) for i in range(5)], levels=list(AccessLevel))
     assert len(home.to_dict()["blocks"]) <= 100
     modal = dm_modal(lang, DmTarget("00000000-0000-4000-8000-000000000000", "C0CHAN")).to_dict()
     assert len(modal["title"]["text"]) <= 24 and len(modal["private_metadata"]) <= 3000

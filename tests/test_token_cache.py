@@ -30,7 +30,7 @@ class Issuer:
 
 
 async def test_token_reused_until_expiry_minus_margin_then_renewed(redis: aioredis.Redis):
-    cache = TokenCache(redis, margin=60)
+    cache = TokenCache(redis, max_margin=60)
     issue = Issuer()
     # real_asyncio: event loops (ours and the fakes' threads) keep real time while the clock is frozen
     with freeze_time("2026-11-22 09:00:00", real_asyncio=True) as clock:
@@ -43,12 +43,38 @@ async def test_token_reused_until_expiry_minus_margin_then_renewed(redis: aiored
 
 
 async def test_redis_ttl_is_expires_in_minus_margin_and_keys_hold_no_email(redis: aioredis.Redis):
-    cache = TokenCache(redis, margin=60)
+    cache = TokenCache(redis, max_margin=60)
     await cache.get_or_fetch("alice@example.gouv.fr", Issuer(expires_in=900))
     [name] = await redis.keys("*")
-    assert name == key("token", email_digest("ALICE@example.gouv.fr"))
+    assert name == key("token", "app", email_digest("ALICE@example.gouv.fr"))
     assert "alice" not in name and "example" not in name
     assert 838 <= await redis.ttl(name) <= 840
+
+
+async def test_short_lifetimes_are_cached_with_a_margin_that_scales(redis: aioredis.Redis):
+    """A 30 s lifetime is a valid setting of the service: cached 27 s, not fetched per command."""
+    cache = TokenCache(redis, max_margin=60)
+    issue = Issuer(expires_in=30)
+    with freeze_time("2026-11-22 09:00:00", real_asyncio=True) as clock:
+        first = await cache.get_or_fetch("a@x.fr", issue)
+        clock.tick(dt.timedelta(seconds=26))
+        assert (await cache.get_or_fetch("a@x.fr", issue)).get_secret_value() == first.get_secret_value()
+        clock.tick(dt.timedelta(seconds=2))
+        await cache.get_or_fetch("a@x.fr", issue)
+    assert issue.calls == 2
+    assert 0 < await redis.ttl(key("token", "app", email_digest("a@x.fr"))) <= 27
+
+    tiny = Issuer(expires_in=5)  # below 10 s a token would expire while a command uses it
+    await cache.get_or_fetch("b@x.fr", tiny)
+    await cache.get_or_fetch("b@x.fr", tiny)
+    assert tiny.calls == 2
+
+
+async def test_a_token_serves_only_the_application_that_obtained_it(redis: aioredis.Redis):
+    issue = Issuer()
+    await TokenCache(redis, application="list-only").get_or_fetch("a@x.fr", issue)
+    token = await TokenCache(redis, application="full").get_or_fetch("a@x.fr", issue)
+    assert (issue.calls, token.get_secret_value()) == (2, "token-2")
 
 
 async def test_drop_only_removes_the_refused_token(redis: aioredis.Redis):
@@ -70,7 +96,7 @@ async def test_concurrent_callers_share_one_fetch(redis: aioredis.Redis):
 
 async def test_a_crashed_lock_holder_blocks_only_until_the_lock_times_out(redis: aioredis.Redis):
     # A process took the lock and died without releasing it.
-    await redis.set(key("lock", "token", email_digest("a@x.fr")), "dead-holder", px=400)
+    await redis.set(key("lock", "token", "app", email_digest("a@x.fr")), "dead-holder", px=400)
     cache = TokenCache(redis, lock_timeout=0.4)
     loop = asyncio.get_running_loop()
     started = loop.time()

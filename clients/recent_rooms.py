@@ -1,0 +1,46 @@
+"""The rooms a person made through the bot, newest first.
+
+The room service lists rooms by name (a random slug), so a room made a minute ago is usually not
+on the first page; the bot remembers the last few it made for each person to show them first.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from clients.keys import email_digest, key
+from clients.room_models import Room
+from clients.storage import degraded
+
+KEEP = 5
+TTL = 30 * 24 * 3600
+_FIELDS = {"id", "slug", "name", "access_level", "url"}  # enough for a list entry; no PIN kept
+
+
+class RecentRooms:
+    def __init__(self, redis: aioredis.Redis, application: str) -> None:
+        self._redis = redis
+        self._application = application
+
+    async def add(self, email: str, room: Room) -> None:
+        name = self._key(email)
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.lpush(name, room.model_dump_json(include=_FIELDS))
+                pipe.ltrim(name, 0, KEEP - 1)
+                pipe.expire(name, TTL)
+                await pipe.execute()
+        except RedisError as error:
+            degraded("recent rooms", error)
+
+    async def list(self, email: str) -> list[Room]:
+        try:
+            raw = await self._redis.lrange(self._key(email), 0, KEEP - 1)
+        except RedisError as error:
+            degraded("recent rooms", error)
+            return []
+        return [Room.model_validate_json(item) for item in raw]
+
+    def _key(self, email: str) -> str:
+        return key("recent", self._application, email_digest(email))
