@@ -19,7 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("serve", help="run the Slack app (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
     digest = commands.add_parser("digest", help="post today's dossier digest now, unless it was posted already")
     digest.add_argument("--force", action="store_true", help="post it again even if today's went out")
-    digest.add_argument("--dry-run", action="store_true", help="print the digest here; post nothing")
+    digest.add_argument("--dry-run", action="store_true", help="print the digest here, AI line included; post nothing")
+    digest.add_argument("--no-ai", action="store_true", help="leave the AI line out (no call to the inference service)")
     keys = commands.add_parser("keys", help="the inference service's API keys")
     key_actions = keys.add_subparsers(dest="action", required=True)
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in (None, "serve"):
             asyncio.run(serve(settings))
         elif args.command == "digest":
-            return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run))
+            return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai))
         elif args.command == "keys":
             return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
     except ConfigError as error:

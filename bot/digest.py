@@ -76,6 +76,12 @@ class DigestJob:
             digest.lines.append(DigestLine(counts, previous, history))
         return digest
 
+    async def summary(self, digest: Digest) -> str | None:
+        """The AI line, when the inference service is configured and answers in time."""
+        if self.inference is None:
+            return None
+        return await summary_line(self.inference, self.settings.default_language, digest.lines)
+
     async def run(self, day: dt.date, *, force: bool = False, progress_for: Callable[[int], Progress] | None = None) -> Outcome:
         """Posts `day`'s digest unless it went out already (`force` posts it again)."""
         assert self.slack is not None and self.settings.digest_channel
@@ -89,8 +95,7 @@ class DigestJob:
                 return Outcome.ALREADY_POSTED
             digest = await self.compute(day, progress_for)
             lang = self.settings.default_language
-            summary = await summary_line(self.inference, lang, digest.lines) if self.inference else None
-            messages = digest_messages(lang, day, digest.lines, digest.failures, summary)
+            messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
             run = f"forced-{uuid.uuid4().hex[:8]}" if force else "daily"
             await post_parts(
                 self.slack,
@@ -110,12 +115,14 @@ class DigestJob:
 
 
 @contextlib.asynccontextmanager
-async def digest_job(settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None) -> AsyncIterator[DigestJob]:
+async def digest_job(
+    settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None, *, with_ai: bool = True
+) -> AsyncIterator[DigestJob]:
     settings.require("ds_api_token")
     assert settings.ds_api_token is not None
     service = DossierService(str(settings.ds_api_url), settings.ds_api_token,
                              limiter=RateLimiter(settings.ds_requests_per_minute))
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(service.aclose)
-        ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key else None
+        ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
         yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack, ai.service if ai else None)

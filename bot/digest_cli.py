@@ -1,4 +1,4 @@
-"""`python -m bot digest [--force] [--dry-run]`: today's digest from a terminal or a cron job."""
+"""`python -m bot digest [--force] [--dry-run [--no-ai]]`: today's digest from a terminal or a cron job."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from handlers.digest_post import DigestNotPosted
 from handlers.i18n import text
 
 
-async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool) -> int:
+async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool, with_ai: bool = True) -> int:
+    """A dry run shows what would be posted, the AI line included (it calls the inference service
+    as a real run does) unless `with_ai` is False."""
     settings.require("ds_api_token", "digest_demarches")
     if not dry_run:
         settings.require("slack_bot_token", "digest_channel")
@@ -32,10 +34,12 @@ async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool) 
         slack = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
     redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
     day = dt.datetime.now(settings.zone).date()
-    async with open_redis(redis_url, settings.data_dir) as redis, digest_job(settings, redis, slack) as job:
+    summary = None
+    async with open_redis(redis_url, settings.data_dir) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:
         with _progress() as progress_for:
             if dry_run:
                 digest = await job.compute(day, progress_for)
+                summary = await job.summary(digest)
             else:
                 try:
                     outcome = await job.run(day, force=force, progress_for=progress_for)
@@ -44,6 +48,8 @@ async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool) 
                     return 1
     if dry_run:
         _print_table(settings.default_language, day, digest)
+        if summary:
+            print(summary)  # as it would be posted (Slack mrkdwn)
     else:
         print(f"digest of {day}: {outcome}")
     return 0

@@ -29,7 +29,8 @@ class Inference:
 @contextlib.asynccontextmanager
 async def inference(settings: Settings, redis: aioredis.Redis) -> AsyncIterator[Inference]:
     keys = KeyStore(redis, settings.albert_api_key, settings.secret_box)
-    service = InferenceService(str(settings.albert_api_url), keys.current, model=settings.albert_model)
+    service = InferenceService(str(settings.albert_api_url), keys.current, model=settings.albert_model,
+                               on_refused=keys.refused)
     try:
         yield Inference(service, keys)
     finally:

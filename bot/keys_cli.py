@@ -12,7 +12,14 @@ from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
 from clients.inference import ApiKey
-from clients.inference_errors import InferenceError
+from clients.inference_errors import (
+    InferenceError,
+    InferenceUnreachable,
+    KeyRejected,
+    ModelUnreachable,
+    NotAUserKey,
+    RateLimited,
+)
 
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
@@ -27,7 +34,7 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
                 return 0
             new, previous = await rotate(ai, expires_in_days=expires_in_days)
     except InferenceError as error:
-        print(f"roombot: the inference service refused: {error.detail} ({type(error).__name__})", file=sys.stderr)
+        print(f"roombot: {explain(error, str(settings.albert_api_url))}", file=sys.stderr)
         return 1
     until = _date(new.expires) or "no expiry"
     print(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}")
@@ -35,8 +42,28 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
     return 0
 
 
+def explain(error: InferenceError, url: str) -> str:
+    """Which side failed, and who can act on it."""
+    match error:
+        case InferenceUnreachable():
+            return f"cannot reach the inference service at {url} ({error.detail}); check ALBERT_API_URL and the network"
+        case ModelUnreachable():
+            return f"the inference service answered but cannot reach its model ({error.detail}); try again later"
+        case RateLimited():
+            return f"the inference service is rate limiting this key ({error.detail}); try again in a minute"
+        case NotAUserKey():
+            return ("ALBERT_API_KEY is the service's master key (the key routes answer 'User not found.'): it owns "
+                    "no API keys. Create a user and a key for the bot, and set ALBERT_API_KEY to that key")
+        case KeyRejected():
+            return f"the inference service refuses ALBERT_API_KEY ({error.detail}); it is unknown, revoked or expired"
+    return f"the inference service refused: {error.detail}"
+
+
 def mask(secret: str) -> str:
-    """Enough to tell keys apart, never enough to use one."""
+    """Enough to tell keys apart, never enough to use one; a secret the service masked already
+    (first 8 + `...` + last 8) is shown as it came."""
+    if "..." in secret:
+        return secret
     return f"{secret[:6]}…{secret[-4:]}" if len(secret) > 16 else "…"
 
 
@@ -50,7 +77,7 @@ def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str)
         role = "active (rotated)" if str(key.id) == str(active_id) else ""
         if bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail):
             role = "bootstrap (ALBERT_API_KEY)" + (", fallback" if active_id is not None else ", active")
-        table.add_row(str(key.id), key.name, mask(shown.replace("...", "")), _date(key.expires) or "never",
+        table.add_row(str(key.id), key.name, mask(shown), _date(key.expires) or "never",
                       _date(key.created) or "", role)
     Console().print(table)
 

@@ -5,9 +5,13 @@ ended with a `finish_reason` and `data: [DONE]` arrived; a stream cut in the mid
 `{"detail": …}` line, an `event: error`, a dropped connection) is retried as a whole, and its
 partial text is never returned.
 
-Key routes moved twice (albert-api.md §1): `/v1/keys` (2026-08+), `/v1/me/keys` (2025-09+),
-`/v1/tokens` (before). The client tries them newest first and keeps the first that exists; the
+Key routes moved over time (albert-api.md §1): `/v1/keys` (2026-08+), `/v1/me/keys` (2025-09+),
+`/v1/tokens` (before), and `/tokens` at the root on OpenGateLLM 0.1.x, which hides them from its
+OpenAPI document. The client probes them newest first and keeps the first that exists; the
 secret comes back as `token`, `key` or `value`; revocation answers 204 or 200.
+
+A key the service refuses (`Invalid API key.`) may be the bot's own rotated key, revoked or expired
+since: the key source is told, may fall back to the operator's key, and the call is made once more.
 """
 
 from __future__ import annotations
@@ -22,19 +26,27 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from clients.errors import describe_error
 from clients.inference_errors import (
+    InferenceError,
     InferenceRefused,
     InferenceUnavailable,
+    InferenceUnreachable,
     KeyRejected,
+    ModelUnreachable,
+    NotAUserKey,
     QuotaExhausted,
+    RateLimited,
 )
 from clients.retry import RetryPolicy, daily_quota_exhausted
 
 log = logging.getLogger(__name__)
 
 SERVICE = "inference"
-KEY_ROUTES = ("/v1/keys", "/v1/me/keys", "/v1/tokens")
+KEY_ROUTES = ("/v1/keys", "/v1/me/keys", "/v1/tokens", "/tokens")
+_ROUTES_WITH_EXPIRES_AT = ("/v1/tokens", "/tokens")
 
 KeySource = Callable[[], Awaitable[SecretStr]]
+#: Told which key the service refused; True when it changed the key, so the call is worth retrying.
+KeyRefused = Callable[[SecretStr], Awaitable[bool]]
 
 
 class StreamInterrupted(httpx.ReadError):
@@ -65,13 +77,15 @@ class InferenceService:
         key: KeySource,
         *,
         model: str,
+        on_refused: KeyRefused | None = None,
         policy: RetryPolicy | None = None,
         timeout: float = 60.0,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._key = key
+        self._on_refused = on_refused
         self.model = model
-        self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=30.0)
+        self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=15.0)
         self._http = httpx.AsyncClient(follow_redirects=False, timeout=httpx.Timeout(timeout, connect=5.0))
         self._key_route: str | None = None
 
@@ -117,15 +131,21 @@ class InferenceService:
 
     # --- keys -------------------------------------------------------------------------------
     async def create_key(self, name: str, expires: int | None) -> ApiKey:
-        """The new key with its full secret (shown once). Not retried unless it never left."""
+        """The new key with its full secret (shown once). Not retried unless it never left.
+
+        Older generations answer only `{id, token|key}`, and a server with a maximum key lifetime
+        silently caps `expires: null`: the key is read back for the expiry really set."""
         route = await self._keys_route()
-        body = {"name": name, "expires_at" if route == "/v1/tokens" else "expires": expires}
+        body = {"name": name, "expires_at" if route in _ROUTES_WITH_EXPIRES_AT else "expires": expires}
         created = _key((await self._call("POST", route, json=body, idempotent=False)).json())
-        # generations 1 and 2 answer only `{id, token|key}`: the rest is what we asked for
-        created = created.model_copy(update={"name": created.name or name, "expires": created.expires or expires})
         if created.secret is None:
             raise InferenceUnavailable("the service created a key but did not return its secret")
-        return created
+        try:
+            stored = await self.get_key(created.id)
+        except InferenceError as error:
+            log.warning("could not read the new key back (%s); assuming the expiry asked for", type(error).__name__)
+            stored = created.model_copy(update={"expires": created.expires or expires})
+        return created.model_copy(update={"name": stored.name or name, "expires": stored.expires})
 
     async def list_keys(self, *, limit: int = 100) -> list[ApiKey]:
         """Every key of the account, page after page (`total` is optional: stop on a short page)."""
@@ -133,7 +153,10 @@ class InferenceService:
         keys: list[ApiKey] = []
         while True:
             params: dict[str, Any] = {"offset": len(keys), "limit": limit}
-            params |= {"sort_by": "created", "sort_order": "asc"} if route == "/v1/keys" else {"order_by": "id", "order_direction": "asc"}
+            if route == "/v1/keys":
+                params |= {"sort_by": "created", "sort_order": "asc"}
+            elif route == "/v1/me/keys":
+                params |= {"order_by": "id", "order_direction": "asc"}
             body = (await self._call("GET", route, params=params, idempotent=True)).json()
             page = [_key(item) for item in body.get("data", [])]
             keys += page
@@ -153,7 +176,7 @@ class InferenceService:
         if self._key_route is None:
             for route in KEY_ROUTES:
                 probe = await self._send("GET", route, params={"offset": 0, "limit": 1}, idempotent=True)
-                if probe.status_code not in (404, 405):
+                if probe.status_code not in (404, 405) or _user_not_found(probe):
                     _raise_for(probe)
                     self._key_route = route
                     break
@@ -178,10 +201,22 @@ class InferenceService:
     async def _call_with(
         self, attempt: Callable[[dict[str, str]], Awaitable[httpx.Response]], *, idempotent: bool, key: SecretStr | None = None
     ) -> httpx.Response:
+        """With `key`, that key alone (proving a new one); else the source's key, once more with
+        its replacement when the service refused it and the source had another."""
         secret = key or await self._key()
+        response = await self._with_key(attempt, secret, idempotent)
+        if key is None and self._on_refused is not None and _key_refused(response) and await self._on_refused(secret):
+            response = await self._with_key(attempt, await self._key(), idempotent)
+        return response
+
+    async def _with_key(
+        self, attempt: Callable[[dict[str, str]], Awaitable[httpx.Response]], secret: SecretStr, idempotent: bool
+    ) -> httpx.Response:
         headers = {"Authorization": f"Bearer {secret.get_secret_value()}", "User-Agent": "roombot"}
         try:
             return await self._policy.send(SERVICE, lambda: attempt(headers), idempotent=idempotent)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            raise InferenceUnreachable(f"{self._base}: {type(error).__name__}") from None
         except httpx.TransportError as error:
             raise InferenceUnavailable(type(error).__name__) from None
 
@@ -225,13 +260,26 @@ def _raise_for(response: httpx.Response) -> None:
     if status < 400:
         return
     detail = describe_error(response)
-    if status in (401, 403) and ("key" in detail.lower() or "authenticated" in detail.lower()):
+    if _key_refused(response) or (status == 401 and "authenticated" in detail.lower()):
         raise KeyRejected(detail)
+    if _user_not_found(response):
+        raise NotAUserKey(detail)
     if daily_quota_exhausted(response):
         raise QuotaExhausted(detail)
-    if status == 429 or status >= 500:
-        raise InferenceUnavailable(detail)
+    if status == 429:
+        raise RateLimited(detail)
+    if status >= 500 or status == 424:  # the gateway answered for a model it could not reach
+        raise ModelUnreachable(detail)
     raise InferenceRefused(detail)
+
+
+def _key_refused(response: httpx.Response) -> bool:
+    return response.status_code in (401, 403) and "key" in describe_error(response).lower()
+
+
+def _user_not_found(response: httpx.Response) -> bool:
+    """The master key on the key routes; a missing route says `Not Found` instead."""
+    return response.status_code == 404 and "user not found" in describe_error(response).lower()
 
 
 def _key(body: Any) -> ApiKey:

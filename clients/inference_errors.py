@@ -1,4 +1,8 @@
-"""How the inference service (Albert) refuses, by cause."""
+"""How the inference service (Albert) refuses, by cause — and by which side failed.
+
+"Cannot reach the service", "the service cannot reach its model" and "the service refused" call
+for different people (network, the service's operators, whoever holds the key): each has a type.
+"""
 
 from __future__ import annotations
 
@@ -21,5 +25,22 @@ class InferenceRefused(InferenceError):
     """Any other 4xx (unknown model, validation, budget): fix the request or the account."""
 
 
+class NotAUserKey(InferenceRefused):
+    """404 `User not found.` on the key routes: the key is the service's master key (user 0), which
+    may chat but owns no keys; the key routes need a user's key."""
+
+
 class InferenceUnavailable(InferenceError):
     """5xx, timeouts, cut streams or rate limits that outlasted the retry budget."""
+
+
+class InferenceUnreachable(InferenceUnavailable):
+    """No connection to the service at all (refused, DNS, TLS): the network or ALBERT_API_URL."""
+
+
+class ModelUnreachable(InferenceUnavailable):
+    """The gateway answered but its model did not: 500 `ConnectError`, 503 busy, 504 timed out, 424."""
+
+
+class RateLimited(InferenceUnavailable):
+    """429 per minute that outlasted the call's time budget."""

@@ -1,10 +1,14 @@
 """Which inference key the bot uses: the one it rotated to (kept in Redis), else the operator's
-bootstrap key (`ALBERT_API_KEY`), which the bot never stores and never revokes."""
+bootstrap key (`ALBERT_API_KEY`), which the bot never stores and never revokes.
+
+A rotated key the service refuses (revoked by hand, or expired) is forgotten at once, so the bot
+falls back to the bootstrap key instead of failing every call until someone edits Redis."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -15,7 +19,9 @@ from clients.inference import ApiKey
 from clients.inference_errors import KeyRejected
 from clients.keys import key
 from clients.secret_box import SecretBox
-from clients.storage import degraded
+from clients.storage import DROP_IF_SAME, degraded
+
+log = logging.getLogger(__name__)
 
 ACTIVE = key("albert", "active-key")
 
@@ -43,11 +49,23 @@ class KeyStore:
         except RedisError as error:
             degraded("inference key", error)
             return None
-        opened = self._box.open(raw) if raw is not None else None
-        if opened is None:
-            return None
-        data = json.loads(opened)
-        return ActiveKey(data["id"], data["name"], SecretStr(data["secret"]), data.get("expires"))
+        return _read(raw, self._box)
+
+    async def refused(self, secret: SecretStr) -> bool:
+        """The service refused `secret`: when it was the bot's rotated key, forget it (unless another
+        process rotated meanwhile) and say so; True when a different key is now current."""
+        try:
+            raw = await self._redis.get(ACTIVE)
+            active = _read(raw, self._box)
+            if active is None or active.secret.get_secret_value() != secret.get_secret_value():
+                return False
+            await self._redis.eval(DROP_IF_SAME, 1, ACTIVE, raw)
+        except RedisError as error:
+            degraded("inference key", error)
+            return False
+        log.warning("the inference service refused the bot's key %s (id %s): revoked or expired; using "
+                    "ALBERT_API_KEY from now on. Run `python -m bot keys rotate` for a new one.", active.name, active.id)
+        return self.bootstrap is not None
 
     async def current(self) -> SecretStr:
         active = await self.active()
@@ -64,3 +82,11 @@ class KeyStore:
         entry = {"id": new.id, "name": new.name, "secret": new.secret.get_secret_value(), "expires": new.expires}
         await self._redis.set(ACTIVE, self._box.seal(json.dumps(entry)))
         return previous
+
+
+def _read(raw: str | None, box: SecretBox) -> ActiveKey | None:
+    opened = box.open(raw) if raw is not None else None
+    if opened is None:
+        return None
+    data = json.loads(opened)
+    return ActiveKey(data["id"], data["name"], SecretStr(data["secret"]), data.get("expires"))

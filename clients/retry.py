@@ -10,7 +10,10 @@ Rules (from the services' real behaviour, see the reference notes):
 - connection errors (the request never reached the server): backoff, always;
 - anything else, including every other 4xx: returned to the caller at once.
 Each call is bounded by a number of attempts and a total time budget (which also cuts an attempt
-still waiting); the clock, the sleep and the randomness are injectable so tests run instantly.
+still waiting). A 429 is the exception to the count: the server asked us to slow down, not said
+it failed, so it is retried, backing off, as long as the budget lasts (at most `RATE_LIMITED_TRIES`
+times) — a per-minute limit without reset information is outwaited rather than given up on.
+The clock, the sleep and the randomness are injectable so tests run instantly.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from clients.telemetry import UPSTREAM_CALLS, UPSTREAM_SECONDS
 log = logging.getLogger("roombot.upstream")
 
 RETRY_ALWAYS = frozenset({429})
+RATE_LIMITED_TRIES = 12
 RETRY_IF_IDEMPOTENT = frozenset({500, 502, 503, 504})
 # Errors raised before a single byte of the request could have been processed.
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -58,7 +62,7 @@ class RetryPolicy:
     ) -> httpx.Response:
         """Run `attempt` until it gives a final answer; transport errors re-raise when retries run out."""
         deadline = self.clock() + self.budget
-        for number in range(1, self.attempts + 1):
+        for number in range(1, max(self.attempts, RATE_LIMITED_TRIES) + 1):
             started = self.clock()
             try:
                 # the budget bounds the attempt in flight too, not only whether to start another
@@ -70,14 +74,15 @@ class RetryPolicy:
                 _record(service, _error_label(error), self.clock() - started)
                 retriable = isinstance(error, NOT_SENT) or idempotent
                 delay = self.backoff(number)
-                if not retriable or number == self.attempts or self.clock() + delay > deadline:
+                if not retriable or number >= self.attempts or self.clock() + delay > deadline:
                     raise
             else:
                 _record(service, str(response.status_code), self.clock() - started)
                 if not self._retriable(response, idempotent):
                     return response
                 delay = self.delay_for(response, number)
-                if number == self.attempts or self.clock() + delay > deadline:
+                last = number >= (RATE_LIMITED_TRIES if response.status_code in RETRY_ALWAYS else self.attempts)
+                if last or self.clock() + delay > deadline:
                     return response
                 await response.aclose()
             await self.sleep(delay)

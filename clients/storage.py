@@ -18,6 +18,13 @@ STORAGE_ERRORS = Counter("roombot_redis_errors_total", "Redis operations that fa
 
 _last_warning = 0.0
 
+#: Lua: deletes KEYS[1] only while it still holds ARGV[1], so a value another process stored
+#: meanwhile survives (values may be encrypted: they are compared whole).
+DROP_IF_SAME = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 
 def degraded(operation: str, error: Exception) -> None:
     global _last_warning

@@ -25,16 +25,9 @@ from redis.exceptions import RedisError
 from clients.keys import email_digest, key
 from clients.room_models import TokenGrant
 from clients.secret_box import SecretBox
-from clients.storage import degraded
+from clients.storage import DROP_IF_SAME, degraded
 
 log = logging.getLogger(__name__)
-
-# Deletes the key only while it still holds the value that was read, so a fresh token stored
-# meanwhile by another process survives (values may be encrypted: compare them whole).
-_DROP_IF_SAME = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 class TokenCache:
@@ -56,7 +49,7 @@ class TokenCache:
         self._lock_timeout = lock_timeout
         self._poll = poll
         self._clock = clock or (lambda: time.time())  # looked up per call, so freezegun can move it
-        self._drop = redis.register_script(_DROP_IF_SAME)
+        self._drop = redis.register_script(DROP_IF_SAME)
 
     async def get(self, email: str) -> SecretStr | None:
         raw = await self._redis.get(self._key(email))

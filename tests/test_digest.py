@@ -223,6 +223,27 @@ def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, 
     assert missing.returncode == 2 and "DIGEST_DEMARCHES" in missing.stderr
 
 
+def test_dry_run_shows_the_ai_line_that_would_be_posted_unless_no_ai(tmp_path, ds: FakeDS, meet, slack: FakeSlack, albert):
+    from tests.fakes.albert import BOOTSTRAP
+
+    ds.add_demarche(101, "Subvention", dossiers=42)
+    env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
+           "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1]), "COLUMNS": "200",
+           "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP}
+
+    def dry_run(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "bot", "digest", "--dry-run", *flags], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    shown = dry_run()
+    assert shown.returncode == 0, shown.stderr
+    assert albert.reply in shown.stdout and "Subvention" in shown.stdout and len(albert.chats) == 1
+    skipped = dry_run("--no-ai")
+    assert skipped.returncode == 0 and albert.reply not in skipped.stdout and len(albert.chats) == 1
+    assert digest_posts(slack) == []
+
+
 @pytest.fixture
 async def ai_service(albert):
     from tests.fakes.albert import BOOTSTRAP

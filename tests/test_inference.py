@@ -15,10 +15,19 @@ from pydantic import SecretStr
 
 from bot.inference import ExpiryWatch, Inference, rotate
 from clients.inference import InferenceService
-from clients.inference_errors import InferenceUnavailable, KeyRejected, QuotaExhausted
+from clients.inference_errors import (
+    InferenceRefused,
+    InferenceUnavailable,
+    InferenceUnreachable,
+    KeyRejected,
+    ModelUnreachable,
+    NotAUserKey,
+    QuotaExhausted,
+)
 from clients.key_store import KeyStore
 from clients.retry import RetryPolicy
-from tests.fakes.albert import BOOTSTRAP, FakeAlbert
+from bot.keys_cli import explain, mask
+from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
 
@@ -53,6 +62,13 @@ async def test_429_without_retry_after_backs_off_then_succeeds(service, albert: 
     albert.faults = ["429", "429"]
     assert await service.complete(MESSAGES) == albert.reply
     assert sleeps == [1.0, 2.0] and len(albert.chats) == 3
+
+
+async def test_a_per_minute_429_without_reset_information_is_outwaited_within_the_budget(service, albert: FakeAlbert, sleeps):
+    """Three attempts would give up after ~3 s of a 30 s budget and lose the AI line."""
+    albert.faults = ["429"] * 5
+    assert await service.complete(MESSAGES) == albert.reply
+    assert len(albert.chats) == 6 and sleeps == [1.0, 2.0, 4.0, 8.0, 8.0]
 
 
 async def test_daily_quota_429_is_reported_not_retried(service, albert: FakeAlbert, sleeps):
@@ -99,7 +115,7 @@ async def test_a_cut_stream_is_retried_whole_and_its_partial_text_never_returned
         await service.stream(MESSAGES)
 
 
-@pytest.mark.parametrize("generation", [1, 2, 3])
+@pytest.mark.parametrize("generation", [0, 1, 2, 3])
 async def test_key_routes_of_every_generation(service, albert: FakeAlbert, generation: int):
     albert.generation = generation
     for index in range(4):
@@ -161,6 +177,90 @@ async def test_expiry_warning_once_a_day_within_seven_days(albert: FakeAlbert, r
     assert "sk-x" not in caplog.text
 
 
+def stored_service(albert: FakeAlbert, redis, sleeps) -> Inference:
+    keys = KeyStore(redis, SecretStr(BOOTSTRAP))
+    return Inference(InferenceService(albert.url, keys.current, model="albert-small", on_refused=keys.refused,
+                                      policy=RetryPolicy(sleep=sleeps)), keys)
+
+
+async def test_a_revoked_rotated_key_falls_back_to_the_bootstrap_key(albert: FakeAlbert, redis, sleeps, caplog):
+    ai = stored_service(albert, redis, sleeps)
+    new, _ = await rotate(ai, expires_in_days=30)
+    albert.keys[int(new.id)]["revoked"] = True  # revoked by hand in the service, or expired
+    with caplog.at_level(logging.WARNING):
+        assert await ai.service.complete(MESSAGES) == albert.reply
+        assert await ai.service.complete(MESSAGES) == albert.reply
+    assert albert.calls[-1][2] == BOOTSTRAP and await ai.keys.active() is None
+    said = [r.getMessage() for r in caplog.records if "refused the bot's key" in r.getMessage()]
+    assert len(said) == 1 and "ALBERT_API_KEY" in said[0] and "keys rotate" in said[0]
+    assert new.secret.get_secret_value() not in caplog.text
+    assert [k.name for k in await ai.service.list_keys()][0] == "operator"  # `keys list` keeps working
+    second, previous = await rotate(ai, expires_in_days=30)  # and so does `keys rotate`
+    assert previous is None and (await ai.keys.current()).get_secret_value() == second.secret.get_secret_value()
+    await ai.service.aclose()
+
+
+@pytest.mark.parametrize("generation", [0, 2, 3])
+async def test_a_capped_expiry_is_read_back_from_the_service(albert: FakeAlbert, redis, sleeps, generation: int):
+    """A server with a maximum key lifetime caps `expires: null` without saying so in its reply."""
+    albert.generation, albert.max_expiry_days = generation, 90
+    ai = stored_service(albert, redis, sleeps)
+    new, _ = await rotate(ai, expires_in_days=0)
+    in_90_days = dt.datetime.now(dt.UTC).timestamp() + 90 * 86400
+    assert new.expires is not None and abs(new.expires - in_90_days) < 60
+    active = await ai.keys.active()
+    assert active is not None and active.expires == new.expires
+    assert active.expires_within(91, dt.datetime.now(dt.UTC))  # so the expiry warning can fire
+    await ai.service.aclose()
+
+
+def test_secrets_masked_by_the_service_are_shown_as_they_came():
+    assert mask("sk-eyJhb...SGsZyhiw") == "sk-eyJhb...SGsZyhiw"
+    assert mask("sk-" + "x" * 40 + "abcd") == "sk-xxx…abcd"
+
+
+@pytest.mark.parametrize(("fault", "kind", "words"), [
+    ("500connect", ModelUnreachable, "cannot reach its model"),
+    ("504busy", ModelUnreachable, "cannot reach its model"),
+])
+async def test_which_side_failed_is_said(service, albert: FakeAlbert, fault, kind, words):
+    albert.faults = [fault] * 3
+    with pytest.raises(kind) as raised:
+        await service.complete(MESSAGES)
+    assert words in explain(raised.value, albert.url)
+
+
+async def test_an_unreachable_service_and_a_refusal_are_told_apart(albert: FakeAlbert, sleeps):
+    from tests.processes import free_port
+
+    async def key() -> SecretStr:
+        return SecretStr(BOOTSTRAP)
+
+    url = f"http://127.0.0.1:{free_port()}"
+    closed = InferenceService(url, key, model="albert-small", policy=RetryPolicy(sleep=sleeps))
+    with pytest.raises(InferenceUnreachable) as raised:
+        await closed.complete(MESSAGES)
+    assert f"cannot reach the inference service at {url}" in explain(raised.value, url)
+    await closed.aclose()
+    refused = InferenceService(albert.url, key, model="no-such-model", policy=RetryPolicy(sleep=sleeps))
+    albert.faults = []
+    with pytest.raises(InferenceRefused):
+        await refused.get_key(999_999)
+    await refused.aclose()
+
+
+async def test_the_master_key_on_key_routes_is_explained(albert: FakeAlbert, sleeps):
+    async def master() -> SecretStr:
+        return SecretStr(MASTER)
+
+    service = InferenceService(albert.url, master, model="albert-small", policy=RetryPolicy(sleep=sleeps))
+    assert await service.complete(MESSAGES) == albert.reply  # it may chat...
+    with pytest.raises(NotAUserKey) as raised:
+        await service.list_keys()  # ...but owns no keys
+    assert "master key" in explain(raised.value, albert.url)
+    await service.aclose()
+
+
 def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
     root = Path(__file__).resolve().parents[1]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP,
@@ -178,6 +278,7 @@ def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
     listing = keys("list")
     assert listing.returncode == 0, listing.stderr
     assert "bootstrap (ALBERT_API_KEY)" in listing.stdout and "active (rotated)" in listing.stdout
+    assert f"{BOOTSTRAP[:8]}...{BOOTSTRAP[-8:]}" in listing.stdout  # as the service masked it: keys told apart
     every_secret = [k["secret"] for k in albert.keys.values()]
     for output in (first.stdout, second.stdout, listing.stdout, first.stderr, listing.stderr):
         assert not any(secret in output for secret in every_secret)
@@ -185,6 +286,10 @@ def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
     missing = subprocess.run([sys.executable, "-m", "bot", "keys", "list"], cwd=tmp_path,
                              env={k: v for k, v in env.items() if k != "ALBERT_API_KEY"}, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "ALBERT_API_KEY" in missing.stderr
+    master = subprocess.run([sys.executable, "-m", "bot", "keys", "list"], cwd=tmp_path,
+                            env={**env, "ALBERT_API_KEY": MASTER, "DATA_DIR": str(tmp_path / "no-rotated-key")},
+                            capture_output=True, text=True, timeout=60)
+    assert master.returncode == 1 and "master key" in master.stderr and "Traceback" not in master.stderr
 
 
 def test_the_openapi_spec_has_the_routes_we_call():

@@ -1,8 +1,11 @@
 """A loopback Albert API (albert-api.md) with its real shapes and faults.
 
-Key routes by generation (1: `/v1/tokens` + `token`; 2: `/v1/me/keys`, create answers `key`,
-delete 204, no total; 3: `/v1/keys`, `value`, delete 200, `total`); FastAPI-style errors; 429
-without Retry-After; 503 with `Retry-After: 10`; the nginx HTML 504; and streams cut three ways.
+Key routes by generation (0: OpenGateLLM 0.1.x, `/tokens` at the root + `token`, other key routes
+404; 1: `/v1/tokens` + `token`; 2: `/v1/me/keys`, create answers `key`, delete 204, no total; 3:
+`/v1/keys`, `value`, delete 200, `total`); an optional maximum key lifetime that silently caps
+`expires: null`; the master key (chats, owns no keys: 404 `User not found.` on key routes);
+FastAPI-style errors; 429 without Retry-After; 503 with `Retry-After: 10`; the gateway's 500
+`ConnectError` and 504 `model is too busy`; the nginx HTML 504; and streams cut three ways.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 BOOTSTRAP = "sk-bootstrap-operator-key-0123456789abcdef"
+MASTER = "master-key-of-the-gateway-0123456789"
 MODEL = "albert-small"
 
 
@@ -33,6 +37,7 @@ class FakeAlbert:
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, key used
     delay: float = 0.0
     new_keys_work: bool = True  # False: keys created from now on are refused (a broken rotation)
+    max_expiry_days: int | None = None  # the server's maximum key lifetime, when set
     url: str = ""
     _next_id: int = 1
 
@@ -51,7 +56,7 @@ class FakeAlbert:
 
     @property
     def route(self) -> str:
-        return {1: "/v1/tokens", 2: "/v1/me/keys", 3: "/v1/keys"}[self.generation]
+        return {0: "/tokens", 1: "/v1/tokens", 2: "/v1/me/keys", 3: "/v1/keys"}[self.generation]
 
     def asgi(self) -> Starlette:
         return Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST", "DELETE", "PATCH"])])
@@ -63,7 +68,10 @@ class FakeAlbert:
         self.calls.append((request.method, path, secret))
         if not secret:
             return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
-        if not self.live(secret):
+        if secret == MASTER:
+            if path == self.route or path.startswith(self.route + "/"):
+                return JSONResponse({"detail": "User not found."}, status_code=404)
+        elif not self.live(secret):
             return JSONResponse({"detail": "Invalid API key."}, status_code=403 if self.generation < 3 else 401)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -87,6 +95,10 @@ class FakeAlbert:
         if fault == "503":
             return JSONResponse({"detail": "Model is too busy (ReadTimeout), please try again later"}, status_code=503,
                                 headers={"Retry-After": "10"})
+        if fault == "500connect":
+            return JSONResponse({"detail": "ConnectError"}, status_code=500)
+        if fault == "504busy":
+            return JSONResponse({"detail": "Request timed out, model is too busy."}, status_code=504)
         if fault == "504html":
             return Response("<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center>"
                             "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
@@ -117,12 +129,18 @@ class FakeAlbert:
     async def _keys(self, request: Request, rest: str) -> Response:
         if request.method == "POST" and not rest:
             body = json.loads(await request.body())
-            expires = body.get("expires_at" if self.generation == 1 else "expires")
+            expires = body.get("expires_at" if self.generation <= 1 else "expires")
             if expires is not None and expires < time.time():
                 return JSONResponse({"detail": [{"type": "value_error", "loc": ["body", "expires"],
                                                  "msg": "Value error, Wrong timestamp, must be in the future."}]}, status_code=422)
+            if self.max_expiry_days is not None:
+                latest = int(time.time()) + self.max_expiry_days * 86400
+                if expires is not None and expires > latest:
+                    return JSONResponse({"detail": "Token expiration timestamp cannot be greater than "
+                                                   f"{self.max_expiry_days} days from now."}, status_code=400)
+                expires = latest if expires is None else expires  # capped silently, not said in the reply
             entry = self._add_key(body["name"], "sk-" + secrets.token_urlsafe(32), expires)
-            secret_field = {1: "token", 2: "key", 3: "value"}[self.generation]
+            secret_field = {0: "token", 1: "token", 2: "key", 3: "value"}[self.generation]
             reply = {"id": entry["id"], secret_field: entry["secret"]}
             if self.generation == 3:
                 reply |= {"object": "key", "name": entry["name"], "expires": expires, "created": entry["created"], "status": "active"}
@@ -151,7 +169,7 @@ class FakeAlbert:
 
     def _shown(self, key: dict[str, Any]) -> dict[str, Any]:
         masked = key["secret"][:8] + "..." + key["secret"][-8:]
-        if self.generation == 1:
+        if self.generation <= 1:
             return {"object": "token", "id": key["id"], "name": key["name"], "token": masked,
                     "expires_at": key["expires"], "created_at": key["created"]}
         shown = {"object": "key", "id": key["id"], "name": key["name"], "expires": key["expires"], "created": key["created"]}
