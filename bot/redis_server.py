@@ -88,17 +88,27 @@ class EmbeddedRedis:
         log.info("embedded redis stopped")
 
 
+#: Connections one process opens at most; more callers wait for one (up to POOL_WAIT seconds)
+#: rather than fail: redis-py's default pool raises at once past its size, which under a burst
+#: turned single-flight token fetches into one fetch per command.
+POOL_SIZE = 64
+POOL_WAIT = 5.0
+
+
 def connect(url: str) -> aioredis.Redis:
     """A client that gives up fast when Redis is away (redis-py's default retries ten times), so
     commands can answer within seconds and fall back; it reconnects on its own when Redis returns."""
-    return aioredis.Redis.from_url(
+    pool = aioredis.BlockingConnectionPool.from_url(
         url,
+        max_connections=POOL_SIZE,
+        timeout=POOL_WAIT,
         decode_responses=True,
         socket_timeout=2.0,
         socket_connect_timeout=2.0,
         retry=Retry(ExponentialWithJitterBackoff(cap=0.2, base=0.02), retries=1),
         health_check_interval=15,
     )
+    return aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes both
 
 
 @contextlib.asynccontextmanager

@@ -1,5 +1,11 @@
-"""Slack re-delivers an event it thinks was lost (up to 3 retries, the first after 3 s even if
-the first delivery is still being handled): each `event_id` has an effect once, across processes."""
+"""Each Slack request has an effect once, across processes.
+
+Slack re-delivers an event it thinks was lost (up to 3 retries, the first after 3 s even if the
+first delivery is still being handled): each `event_id` acts once. A slash command is never
+re-sent by Slack, but a captured one stays validly signed for the 5-minute signature window and
+can be replayed: each `trigger_id` (unique per invocation) acts once. Buttons and modals have
+their own claims, on what they do.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +19,27 @@ from clients.storage import degraded
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery
+COMMAND_WINDOW = 600  # a signature is accepted 5 minutes either side of its timestamp
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def drop_redelivered_events(body: dict, next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
-        event_id = body.get("event_id")
+    async def drop_repeated_requests(body: dict, next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
+        if body.get("event_id"):
+            claim = ("event", str(body["event_id"]), EVENT_WINDOW)
+        elif body.get("command") and body.get("trigger_id"):
+            claim = ("command", str(body["trigger_id"])[:100], COMMAND_WINDOW)
+        else:
+            await next()
+            return None
+        kind, name, window = claim
         try:
-            first = not event_id or await services.once.claim("event", str(event_id), ttl=EVENT_WINDOW)
-        except RedisError as error:  # our events (Home, previews) are safe to handle twice
-            degraded("event dedupe", error)
+            first = await services.once.claim(kind, name, ttl=window)
+        except RedisError as error:  # without Redis, answering beats refusing every command and event
+            degraded(f"{kind} dedupe", error)
             first = True
         if not first:
             return BoltResponse(status=200, body="")
         await next()
         return None
 
-    app.middleware(drop_redelivered_events)
+    app.middleware(drop_repeated_requests)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import secrets
 import time
 from urllib.parse import urlencode
 
@@ -38,8 +39,13 @@ def command_body(text: str, user_id: str, response_url: str, *, command: str = "
         "text": text,
         "api_app_id": "A0APP",
         "response_url": response_url,
-        "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+        "trigger_id": new_trigger_id(),
     })
+
+
+def new_trigger_id() -> str:
+    """Slack gives every invocation its own `trigger_id`."""
+    return f"13345224609.738474920.{secrets.token_hex(16)}"
 
 
 def _interaction(kind: str, user_id: str, **fields: object) -> str:
