@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -87,16 +86,15 @@ class DigestJob:
         assert self.slack is not None and self.settings.digest_channel
         if not force and await self.store.is_posted(day):
             return Outcome.ALREADY_POSTED
-        lock = self.store.day_lock(day)
-        if not await lock.acquire():
-            return Outcome.BUSY
-        try:
+        async with self.store.day_lease(day) as held:
+            if not held:
+                return Outcome.BUSY
             if not force and await self.store.is_posted(day):
                 return Outcome.ALREADY_POSTED
             digest = await self.compute(day, progress_for)
             lang = self.settings.default_language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
-            run = f"forced-{uuid.uuid4().hex[:8]}" if force else "daily"
+            run = await self.store.forced_run(day) if force else "daily"
             await post_parts(
                 self.slack,
                 self.settings.digest_channel,
@@ -107,11 +105,10 @@ class DigestJob:
             for line in digest.lines:
                 await self.store.record(line.counts, day)
             await self.store.mark_posted(day)
+            if force:
+                await self.store.forced_run_done(day)
             log.info("digest of %s posted: %d démarche(s), %d failed", day, len(digest.lines), len(digest.failures))
             return Outcome.POSTED
-        finally:
-            with contextlib.suppress(Exception):  # expired meanwhile: nothing left to release
-                await lock.release()
 
 
 @contextlib.asynccontextmanager

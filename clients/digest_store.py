@@ -1,21 +1,34 @@
 """What the daily digest remembers: each démarche's last posted counts and daily totals, and
-which parts of which day's digest went out (so a retry never posts a part twice)."""
+which parts of which day's digest went out (so a retry never posts a part twice).
+
+A run holds the day as a lease: a short Redis expiry renewed while the run works. A process
+killed mid-run stops renewing, so the day is free again within `lease` seconds — not blocked
+for the length of a whole run — and the next run posts only the parts still missing.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
+from redis.exceptions import LockError
 
 from clients.dossier_counts import DemarcheCounts
 from clients.keys import key
 
+log = logging.getLogger(__name__)
+
 HISTORY_DAYS = 60
 POSTED_TTL = 3 * 24 * 3600
-LOCK_TIMEOUT = 30 * 60  # a crashed digest run frees the day after this
+LEASE = 30.0  # a crashed run frees the day after this; a live one renews it every third of it
 
 
 @dataclass(frozen=True)
@@ -29,8 +42,9 @@ class Snapshot:
 
 
 class DigestStore:
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, *, lease: float = LEASE) -> None:
         self._redis = redis
+        self._lease = lease
 
     async def previous(self, demarche: int) -> Snapshot | None:
         raw = await self._redis.get(_key(demarche, "previous"))
@@ -56,8 +70,41 @@ class DigestStore:
         values = await self._redis.hmget(_key(demarche, "history"), dates)
         return [None if value is None else int(value) for value in values]
 
-    def day_lock(self, day: dt.date) -> Lock:
-        return self._redis.lock(key("digest", day.isoformat(), "lock"), timeout=LOCK_TIMEOUT, blocking=False)
+    @contextlib.asynccontextmanager
+    async def day_lease(self, day: dt.date) -> AsyncIterator[bool]:
+        """True while this run holds `day`; False when a live run elsewhere does."""
+        lock = self._redis.lock(key("digest", day.isoformat(), "lock"), timeout=self._lease, blocking=False)
+        if not await lock.acquire():
+            yield False
+            return
+        renewing = asyncio.create_task(self._renew(lock))
+        try:
+            yield True
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+            with contextlib.suppress(LockError):  # lost meanwhile (Redis restarted): nothing to release
+                await lock.release()
+
+    async def _renew(self, lock: Lock) -> None:
+        while True:
+            await asyncio.sleep(self._lease / 3)
+            try:
+                await lock.reacquire()
+            except LockError:
+                log.warning("lost the digest's lease of the day; another process may post the missing parts")
+                return
+
+    async def forced_run(self, day: dt.date) -> str:
+        """The id of a forced run of `day`: the unfinished one's when a forced run was cut short (so
+        its retry posts only what is missing), else a new one."""
+        name = key("digest", day.isoformat(), "forced")
+        await self._redis.set(name, f"forced-{uuid.uuid4().hex[:8]}", nx=True, ex=POSTED_TTL)
+        return str(await self._redis.get(name))
+
+    async def forced_run_done(self, day: dt.date) -> None:
+        await self._redis.delete(key("digest", day.isoformat(), "forced"))
 
     async def is_posted(self, day: dt.date, part: str = "all") -> bool:
         return bool(await self._redis.exists(key("digest", day.isoformat(), "posted", part)))
