@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import sys
 
+from redis.exceptions import RedisError
+
 from bot import logs
 from bot.config import ConfigError, load_settings
 from bot.digest_cli import run_digest_command
@@ -39,4 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
+    except RedisError as error:  # the URL may hold a password: name the variable, not its value
+        print(f"roombot: Redis does not answer ({type(error).__name__}); check REDIS_URL and that the server runs",
+              file=sys.stderr)
+        return 1
     return 0

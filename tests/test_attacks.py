@@ -35,3 +35,21 @@ async def test_a_burst_of_commands_from_a_few_people_costs_one_token_each(bot, s
     replies = await slack.wait_responses(300, timeout=60)
     assert all("no video room yet" in text_of(r) for r in replies), {text_of(r) for r in replies}
     assert len(meet.token_requests) == 5
+
+
+def test_redis_down_during_the_digest_command_is_one_line_and_exit_1(monkeypatch, capsys, tmp_path, ds, meet, slack):
+    from bot.cli import main
+    from tests.conftest import bot_env
+    from tests.processes import free_port
+
+    env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": "C0DIGEST",
+           "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "REDIS_URL": f"redis://:hunter2@127.0.0.1:{free_port()}/0"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    ds.add_demarche(101, "Subvention", dossiers=3)
+    for flags in (["digest"], ["digest", "--dry-run"]):
+        assert main(flags) == 1
+        err = capsys.readouterr().err
+        said = [line for line in err.splitlines() if line.startswith("roombot:")]
+        assert len(said) == 1 and "Redis does not answer" in said[0] and "REDIS_URL" in said[0]
+        assert "Traceback" not in err and "hunter2" not in err
