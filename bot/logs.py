@@ -1,15 +1,31 @@
 """Logging for every command: one JSON object per line for log collectors, readable lines on a
-terminal; each line carries the Slack request id it belongs to."""
+terminal; each line carries the Slack request id it belongs to.
+
+No e-mail address and no Slack token reaches a log line, at any level: libraries log whole API
+answers at DEBUG (Bolt's per-request client logs every `users.info` profile), so every line is
+scrubbed as it is written, whoever wrote it.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import time
 from typing import Any
 
 from clients.telemetry import REQUEST_ID
+
+_PRIVATE = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail addresses
+    r"|\bxox[abeprs]-[\w-]+|\bxapp-[\w-]+"  # Slack tokens
+)
+
+
+def scrub(line: str) -> str:
+    return _PRIVATE.sub("[redacted]", line)
+
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "request_id"}
 
@@ -20,8 +36,16 @@ class _RequestId(logging.Filter):
         return True
 
 
+class Readable(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
+
+
 class JsonLines(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        return scrub(self._json(record))
+
+    def _json(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
             "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
             "level": record.levelname,
@@ -43,7 +67,7 @@ def configure(level: str, *, json_lines: bool | None = None) -> None:
         formatter: logging.Formatter = JsonLines()
         formatter.converter = time.gmtime
     else:
-        formatter = logging.Formatter("%(asctime)s %(levelname)-7s [%(request_id)s] %(name)s: %(message)s", "%H:%M:%S")
+        formatter = Readable("%(asctime)s %(levelname)-7s [%(request_id)s] %(name)s: %(message)s", "%H:%M:%S")
     handler.setFormatter(formatter)
     logging.basicConfig(level=level, handlers=[handler], force=True)
     # Libraries that log request and response bodies (e-mails, tokens) at DEBUG stay quieter.

@@ -164,3 +164,21 @@ def test_on_a_terminal_lines_are_readable(restore_logging, monkeypatch):
     logs.configure("INFO", json_lines=False)
     logging.getLogger("roombot.test").info("hello %s", "there")
     assert stream.getvalue().rstrip().endswith("INFO    [-] roombot.test: hello there")
+
+
+@pytest.mark.parametrize("json_lines", [True, False])
+async def test_no_email_address_in_any_log_line_even_at_debug(settings, redis, alice, meet, slack, restore_logging,
+                                                               monkeypatch, json_lines):
+    """At DEBUG, Bolt's per-request client logs whole `users.info` answers: profiles with e-mails."""
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    logs.configure("DEBUG", json_lines=json_lines)  # as `serve` does, before the app is built
+    slack.add_user("U0BOB", "bob.durand@example.gouv.fr", locale="fr-FR")  # no room-service account
+    async for bot in start_bot(settings, redis, slack):
+        await bot.reply("new")
+        await bot.reply("list", user="U0BOB")
+        meet.app_config.client_secret = "changed-on-the-server"  # a misconfiguration, reported to the log
+        await bot.reply("list", user="U0BOB")
+    written = stream.getvalue()
+    assert "users.info" in written and len(written.splitlines()) > 20  # DEBUG really was on
+    assert "@example.gouv.fr" not in written.lower() and "xoxb-" not in written
