@@ -17,7 +17,6 @@ import redis.asyncio as aioredis
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,20 +26,19 @@ from bot.config import Settings
 from bot.digest import digest_job
 from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily
+from bot.slack_endpoint import SlackEndpoint
 from bot.wiring import Runtime, running
 from clients.key_store import KeyStore
 
 log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 6.0
+MAX_CONNECTIONS = 512
 HEALTH_TIMEOUT = 1.0
 
 
-def create_web_app(runtime: Runtime, *, slack_events: bool = True) -> Starlette:
-    slack = AsyncSlackRequestHandler(runtime.app)
-
-    async def events(request: Request) -> Response:
-        return await slack.handle(request)
+def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> Starlette:
+    """Health and metrics always; Slack's route when requests come over HTTP (a signing secret)."""
 
     async def healthz(request: Request) -> Response:
         if await redis_reachable(runtime.redis):
@@ -51,8 +49,8 @@ def create_web_app(runtime: Runtime, *, slack_events: bool = True) -> Starlette:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
-    if slack_events:
-        routes.append(Route("/slack/events", events, methods=["POST"]))
+    if signing_secret is not None:
+        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret).handle, methods=["POST"]))
     return Starlette(routes=routes)
 
 
@@ -78,10 +76,13 @@ async def serve(settings: Settings) -> None:
         if settings.albert_api_key:
             daily.append(run_daily(ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box)), dt.time(0, 0), settings.zone, stop))
         schedulers = [asyncio.create_task(loop) for loop in daily]
-        web = create_web_app(runtime, slack_events=not settings.socket_mode)
-        server = uvicorn.Server(
-            uvicorn.Config(web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3)
-        )
+        secret = settings.slack_signing_secret
+        web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())
+        server = uvicorn.Server(uvicorn.Config(
+            web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3,
+            # connections and requests beyond this get a 503; idle keep-alive connections close after 5 s
+            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+        ))
         socket_mode = None
         if settings.slack_app_token is not None:
             socket_mode = AsyncSocketModeHandler(runtime.app, settings.slack_app_token.get_secret_value())

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 #: The server ignores `page_size` and always pages by this many rooms.
 SERVICE_PAGE_SIZE = 20
 
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 _ROOM_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
@@ -65,11 +66,12 @@ class Room(_Tolerant):
     @classmethod
     def _one_slash(cls, url: str | None) -> str | None:
         """The service joins `APPLICATION_BASE_URL + "/" + slug` as is: `https://host//slug` when
-        the base ends in `/`. Every link the bot shows is the same normal one."""
+        the base ends in `/`. Every link the bot shows is the same normal one, with any character a
+        URL may not hold (`<`, `>`, spaces) percent-encoded."""
         if not url:
             return None
         parts = urlsplit(url)
-        return urlunsplit(parts._replace(path=re.sub("/{2,}", "/", parts.path)))
+        return urlunsplit(parts._replace(path=quote(re.sub("/{2,}", "/", parts.path), safe=_PATH_SAFE)))
 
 
 class RoomPage(_Tolerant):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from urllib.parse import quote
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,7 @@ def plain(lang_text: str) -> Message:
 
 
 def room_link(room: Room, site: str) -> str | None:
-    return room.url or (f"{site.rstrip('/')}/{room.slug}" if site else None)
+    return room.url or (f"{site.rstrip('/')}/{quote(room.slug)}" if site else None)
 
 
 def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
@@ -103,7 +104,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
         SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
         ActionsBlock(elements=buttons),
     ]
-    return Message(text=f"{title}: {url or room.slug}", blocks=blocks)
+    return Message(text=f"{title}: {escape(url or room.slug)}", blocks=blocks)
 
 
 def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Message:

@@ -52,7 +52,7 @@ def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -
         ),
         ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]),
     ]
-    return Message(text=f"{headline} {url or room.slug}", blocks=blocks)
+    return Message(text=f"{headline} {escape(url or room.slug)}", blocks=blocks)
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,7 @@ async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack,
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret,
                         policy=instant_policy(), timeout=timeout)
     runtime = build_app(settings, redis, rooms)
-    transport = httpx.ASGITransport(app=create_web_app(runtime))
+    transport = httpx.ASGITransport(app=create_web_app(runtime, signing_secret=SIGNING_SECRET))
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
         yield Bot(runtime, http, slack)
         await runtime.tasks.drain(5)

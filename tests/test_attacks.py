@@ -4,11 +4,12 @@ an answer, never a 500."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import command_body, signed_headers
+from tests.slack_requests import action_body, command_body, signed_headers
 
 ROOMS = "/external-api/v1.0/rooms/"
 
@@ -53,3 +54,83 @@ def test_redis_down_during_the_digest_command_is_one_line_and_exit_1(monkeypatch
         said = [line for line in err.splitlines() if line.startswith("roombot:")]
         assert len(said) == 1 and "Redis does not answer" in said[0] and "REDIS_URL" in said[0]
         assert "Traceback" not in err and "hunter2" not in err
+
+
+async def test_hostile_bodies_get_400_401_or_413_never_500_and_one_log_line(bot, slack: FakeSlack, meet: FakeMeet, alice, caplog):
+    import logging
+
+    truncated = "payload=" + '{"type": "block_actions", "user": {"id": "U0ALICE"'
+    bad_utf8 = b"payload=%7B%7D\xff\xfe"
+    cases = [
+        ("x" * (5 * 1024 * 1024), None, 413),  # unsigned and huge: refused before it is read
+        (truncated, None, 401),  # unsigned: nothing is parsed
+        (truncated, signed_headers(truncated), 400),  # signed but unreadable
+        (bad_utf8, None, 401),
+        ("text=new", {**signed_headers("text=new"), "x-slack-request-timestamp": "soon"}, 401),
+        ("text=new", {"content-type": "application/x-www-form-urlencoded"}, 401),
+    ]
+    with caplog.at_level(logging.WARNING):
+        for _ in range(3):
+            for body, headers, expected in cases:
+                response = await bot.http.post("/slack/events", content=body, headers=headers or {})
+                assert response.status_code == expected, (body[:40], response.text)
+        signed_bad = bad_utf8
+        ts = signed_headers("x")["x-slack-request-timestamp"]
+        import hashlib
+        import hmac
+
+        from tests.slack_requests import SIGNING_SECRET
+        digest = hmac.new(SIGNING_SECRET.encode(), f"v0:{ts}:".encode() + signed_bad, hashlib.sha256).hexdigest()
+        response = await bot.http.post("/slack/events", content=signed_bad, headers={
+            "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": ts, "x-slack-signature": f"v0={digest}"})
+        assert response.status_code in (400, 401)  # signed over bytes no Slack request can hold
+    mine = [r for r in caplog.records if r.name == "bot.slack_endpoint"]
+    assert len(mine) <= 1 and all(r.exc_info is None for r in caplog.records)
+    assert "Traceback" not in caplog.text
+    assert "Your video room is ready" in text_of(await bot.reply("new"))  # the next real request works
+
+
+async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack: FakeSlack):
+    """A client sending its body byte by byte does not hold a request open for ever."""
+    from bot.slack_endpoint import SlackEndpoint
+    from bot.wiring import build_app
+    from clients.rooms import RoomService
+    from tests.slack_requests import SIGNING_SECRET
+
+    rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+    endpoint = SlackEndpoint(build_app(settings, redis, rooms).app, SIGNING_SECRET, body_seconds=0.3)
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        await asyncio.sleep(0.1)
+        return {"type": "http.request", "body": b"x", "more_body": True}  # one byte at a time, never done
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/slack/events", "headers": [(b"content-length", b"500")],
+             "query_string": b"", "server": ("bot", 80), "scheme": "http", "root_path": ""}
+    from starlette.requests import Request
+    response = await asyncio.wait_for(endpoint.handle(Request(scope, receive)), 5)
+    await rooms.aclose()
+    assert response.status_code == 408 and response.headers["connection"] == "close"
+
+
+async def test_a_hostile_slug_is_escaped_in_every_field_slack_parses(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    """`<!channel>` from the room service must never reach Slack as a mention, in any field."""
+    from tests.test_home_unfurl_events import home_opened, send_event
+
+    room = meet.add_room(alice, slug="<!channel>&<x>")
+    await bot.reply(f"show {room['id']}")
+    await bot.reply("list")
+    body = action_body("room_share_channel", room["id"], "U0ALICE", slack.response_url("action"), channel="C0PUBLIC")
+    assert (await bot.post(body)).status_code == 200
+    await bot.runtime.tasks.drain(5)
+    await send_event(bot, home_opened())
+    await send_event(bot, {"type": "link_shared", "channel": "C0CHAN", "user": "U0ALICE", "message_ts": "1.2",
+                           "links": [{"url": f"https://visio.example.gouv.fr/{room['id']}", "domain": "visio.example.gouv.fr"}]},
+                     event_id="Ev0002")
+    sent = json.dumps([slack.responses, [call.args for call in slack.calls]])
+    assert slack.posted("C0PUBLIC") and slack.called("views.publish") and slack.called("chat.unfurl")
+    at = sent.find("<!channel>")
+    assert at == -1 and "&lt;!channel&gt;" in sent, sent[max(0, at - 300) : at + 50]

@@ -1,0 +1,88 @@
+"""The door Slack's HTTP requests come through: size, time, signature — then Bolt.
+
+Anyone can reach `POST /slack/events`, so nothing of a request is trusted or parsed before its
+signature is checked on the raw bytes: a body over `MAX_BODY` is refused before it is read (Slack's
+requests are far smaller), a body that takes longer than `BODY_SECONDS` to arrive is cut off, and
+an unsigned, stale or unreadable request gets 400/401 — never a 500 and never a traceback. The
+refusals are logged as one warning line a minute, with their count, so a flood does not flood
+the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+
+from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request, to_starlette_response
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.signature import SignatureVerifier
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import PlainTextResponse, Response
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 1024 * 1024
+BODY_SECONDS = 10.0
+LOG_EVERY = 60.0
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class SlackEndpoint:
+    def __init__(self, app: AsyncApp, signing_secret: str, *, body_seconds: float = BODY_SECONDS) -> None:
+        self._app = app
+        self._body_seconds = body_seconds
+        self._verifier = SignatureVerifier(signing_secret)
+        self._refused: Counter[str] = Counter()
+        self._last_log = 0.0
+
+    async def handle(self, request: Request) -> Response:
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY:
+            return self._refuse(413, "body too large")
+        try:
+            body = await asyncio.wait_for(_read(request), self._body_seconds)
+        except _TooLarge:
+            return self._refuse(413, "body too large")
+        except TimeoutError:
+            return self._refuse(408, "body too slow")
+        except ClientDisconnect:
+            return self._refuse(400, "client went away")
+        if not self._signed(body, request):
+            return self._refuse(401, "bad or stale signature")
+        try:
+            bolt_request = to_async_bolt_request(request, body)
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+            return self._refuse(400, "signed but unreadable body")
+        return to_starlette_response(await self._app.async_dispatch(bolt_request))
+
+    def _signed(self, body: bytes, request: Request) -> bool:
+        try:
+            return self._verifier.is_valid_request(body, dict(request.headers))
+        except ValueError:  # a timestamp that is not a number
+            return False
+
+    def _refuse(self, status: int, why: str) -> Response:
+        self._refused[why] += 1
+        now = time.monotonic()
+        if now - self._last_log >= LOG_EVERY:
+            self._last_log = now
+            summary = ", ".join(f"{count} × {reason}" for reason, count in self._refused.items())
+            log.warning("refused Slack-route requests in the last minute: %s", summary)
+            self._refused.clear()
+        return PlainTextResponse(why, status_code=status, headers={"Connection": "close"})
+
+
+async def _read(request: Request) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
