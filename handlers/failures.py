@@ -14,7 +14,7 @@ import redis.exceptions
 from prometheus_client import Counter
 
 from clients import room_errors as errors
-from handlers.i18n import Mrkdwn, text
+from handlers.i18n import Mrkdwn, quoted, text
 from handlers.profiles import ProfileProblem
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def explain(
         case errors.PageNotFound():
             return say("user_error", "error.page_not_found", page=page)
         case errors.RoomNotFound():
-            return say("user_error", "error.room_not_found", ref=ref or "")
+            return say("user_error", "error.room_not_found", ref=quoted(ref or ""))
         case errors.AccountDisabled():
             return say("user_error", "error.account_disabled", service=Mrkdwn(f"<{site}|{site}>"))
         case errors.TokenRejected():

@@ -11,7 +11,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.room_models import AccessLevel, Room, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.on_behalf import run_for, who
-from handlers.room_messages import Message, room_message
+from handlers.i18n import quoted, text
+from handlers.room_messages import Message, plain, room_message
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -24,20 +25,34 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:
         await ack()
-        level = AccessLevel((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
-        await publish_home(services, client, **who(body), create=level)
+        chosen = str((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
+        level = AccessLevel(chosen) if chosen in AccessLevel.__members__.values() else None
+        await publish_home(services, client, **who(body), create=level, refused_level=None if level else chosen)
 
     app.event("app_home_opened")(home_opened)
     app.action(HOME_NEW_ROOM)(new_room)
 
 
 async def publish_home(
-    services: Services, client: AsyncWebClient, team_id: str, user_id: str, *, create: AccessLevel | None = None
+    services: Services,
+    client: AsyncWebClient,
+    team_id: str,
+    user_id: str,
+    *,
+    create: AccessLevel | None = None,
+    refused_level: str | None = None,
 ) -> None:
     """The optional new room's card (or why it could not be made), then the person's rooms, most
-    recent first: a refused creation keeps the list, a list that fails keeps the card."""
+    recent first: a refused creation keeps the list, a list that fails keeps the card.
+    `refused_level` is a level no menu offers (a forged request), answered in words."""
     person = {"team_id": team_id, "user_id": user_id, "on_home": True}
     notice = None
+    if refused_level is not None:
+
+        async def no_such_level(email: str, lang: str) -> Message:
+            return plain(text(lang, "usage.bad_level", level=quoted(refused_level)))
+
+        _, notice = await run_for(services, client, name="home_new", work=no_such_level, needs_email=False, **person)
     if create is not None:
 
         async def new_room(email: str, lang: str) -> Message:

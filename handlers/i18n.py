@@ -30,6 +30,11 @@ def catalog(language: str) -> dict[str, str]:
         return {str(message.id): str(message.string) for message in read_po(po) if message.id and message.string}
 
 
+def quoted(words: str, most: int = 80) -> str:
+    """What a person (or a forged request) wrote, short enough to repeat back in a message."""
+    return words if len(words) <= most else words[: most - 1] + "…"
+
+
 def text(language: str, key: str, **params: object) -> str:
     template = catalog(language if language in LANGUAGES else "fr").get(key) or catalog("en")[key]
     safe = {name: value if isinstance(value, Mrkdwn) else escape(str(value)) for name, value in params.items()}

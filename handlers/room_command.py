@@ -9,7 +9,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import AccessLevel
-from handlers.i18n import text
+from handlers.i18n import quoted, text
 from handlers.on_behalf import reply_for
 from handlers.room_messages import (
     Message,
@@ -57,12 +57,12 @@ def parse(command_text: str) -> Request:
         try:
             return New(AccessLevel(args[0].lower()))
         except ValueError:
-            return Help("usage.bad_level", {"level": _quote(args[0])})
+            return Help("usage.bad_level", {"level": quoted(args[0])})
     if verb == "list" and len(args) <= 1:
         if not args:
             return List(1)
         page = page_number(args[0])
-        return List(page) if page else Help("usage.bad_page", {"page": _quote(args[0])})
+        return List(page) if page else Help("usage.bad_page", {"page": quoted(args[0])})
     if verb == "show":
         rest = command_text.strip()[len(words[0]) :].strip() if words else ""
         if rest.startswith("<") and rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
@@ -72,12 +72,7 @@ def parse(command_text: str) -> Request:
         return parse_room_ref(args[0])
     if verb == "help" and not args:
         return Help()
-    return Help("usage.unknown", {"words": _quote(command_text.strip())})
-
-
-def _quote(words: str, most: int = 80) -> str:
-    """What the person typed, short enough to repeat back inside Slack's 3000-character sections."""
-    return words if len(words) <= most else words[: most - 1] + "…"
+    return Help("usage.unknown", {"words": quoted(command_text.strip())})
 
 
 def page_number(text: str) -> int | None:
@@ -88,7 +83,7 @@ def page_number(text: str) -> int | None:
 def parse_room_ref(raw: str) -> Show | Help:
     ref = read_room_ref(raw)
     if ref is None:
-        return Help("usage.bad_ref", {"ref": _quote(raw.strip().strip("<>").split("|")[0])})
+        return Help("usage.bad_ref", {"ref": quoted(raw.strip().strip("<>").split("|")[0])})
     return Show(ref.text, room_id=ref.room_id, slug=ref.slug)
 
 

@@ -41,8 +41,13 @@ class Message:
         return {"text": self.text, "blocks": [block.to_dict() for block in self.blocks], **extra}
 
 
+MAX_SECTION_TEXT = 3000
+
+
 def plain(lang_text: str) -> Message:
-    return Message(text=lang_text, blocks=[SectionBlock(text=MarkdownTextObject(text=lang_text))])
+    """One section of text, cut to Slack's limit (a builder's slip must not cost the answer)."""
+    shown = lang_text if len(lang_text) <= MAX_SECTION_TEXT else lang_text[: MAX_SECTION_TEXT - 1] + "…"
+    return Message(text=shown, blocks=[SectionBlock(text=MarkdownTextObject(text=shown))])
 
 
 def room_link(room: Room, site: str) -> str | None:

@@ -14,8 +14,8 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_models import Room
-from handlers.i18n import Mrkdwn, text
+from clients.room_models import Room, is_room_id
+from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
 from handlers.room_messages import (
@@ -82,7 +82,11 @@ def register(app: AsyncApp, services: Services) -> None:
         ids = who(body)
         user_id = ids["user_id"]
         lang = await _language_quickly(services, client, ids["team_id"], user_id)  # the trigger lives 3 s
-        target = DmTarget(room_id=action.get("value", ""), channel_id=_channel_of(body))
+        value = str(action.get("value", ""))
+        if not is_room_id(value):  # a forged button: no modal for a room that cannot exist
+            await reply_privately(client, respond, user_id, plain(text(lang, "error.room_not_found", ref=quoted(value))))
+            return
+        target = DmTarget(room_id=value, channel_id=_channel_of(body))
         try:
             await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
         except SlackApiError as error:
@@ -90,8 +94,8 @@ def register(app: AsyncApp, services: Services) -> None:
             await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
 
     async def send_dms(ack: AsyncAck, body: dict, view: dict, client: AsyncWebClient) -> None:
-        values = view["state"]["values"]
-        people: list[str] = values[PEOPLE_BLOCK][PEOPLE_ACTION].get("selected_users") or []
+        values = (view.get("state") or {}).get("values") or {}  # Slack's shape, unless forged
+        people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
         ids = who(body)
         team_id, user_id = ids["team_id"], ids["user_id"]

@@ -134,3 +134,26 @@ async def test_a_hostile_slug_is_escaped_in_every_field_slack_parses(bot, slack:
     assert slack.posted("C0PUBLIC") and slack.called("views.publish") and slack.called("chat.unfurl")
     at = sent.find("<!channel>")
     assert at == -1 and "&lt;!channel&gt;" in sent, sent[max(0, at - 300) : at + 50]
+
+
+async def test_forged_oversized_interactions_are_acked_and_answered_in_words(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    from tests.slack_requests import view_submission_body
+    from tests.test_home_unfurl_events import home_choice
+
+    forged = "A" * 10_000
+    for action in ("room_share_channel", "room_send_dm", "room_show", "room_list_page_next"):
+        before = len(slack.responses)
+        response = await bot.post(action_body(action, forged, "U0ALICE", slack.response_url("action")))
+        assert response.status_code == 200, (action, response.status_code)
+        [reply] = (await slack.wait_responses(before + 1, timeout=10))[before:]
+        words = text_of(reply)
+        assert words.strip() and forged not in words and len(words) < 1500, (action, words[:200])
+    response = await bot.post(view_submission_body("room_send_dm_modal", {}, forged, "U0ALICE"))
+    assert response.status_code == 200
+    assert forged not in response.text and len(response.text) < 3000
+    published = len(slack.called("views.publish"))
+    response = await bot.post(home_choice(forged))
+    assert response.status_code == 200
+    await bot.runtime.tasks.drain(5)
+    [view] = slack.called("views.publish")[published:]
+    assert forged not in json.dumps(view.args) and "Your video rooms" in json.dumps(view.args)
