@@ -27,7 +27,7 @@ from clients.room_directory import RoomDirectory
 from clients.room_levels import RoomLevels
 from clients.rooms import RoomService
 from clients.token_cache import TokenCache
-from clients.user_rooms import NO_ACCOUNT_TTL, UserRooms
+from clients.user_rooms import NO_ACCOUNT_TTL, SLUG_MISS_TTL, UserRooms
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
@@ -59,6 +59,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
         RoomDirectory(redis),
         application=app_tag,
         no_account=JsonCache(redis, "no-account", NO_ACCOUNT_TTL),
+        slug_misses=JsonCache(redis, "slug-miss", SLUG_MISS_TTL),
         recent=RecentRooms(redis, app_tag),
         levels=RoomLevels(redis, app_tag),
     )

@@ -18,7 +18,14 @@ from clients.json_cache import JsonCache
 from clients.keys import email_digest
 from clients.recent_rooms import RecentRooms
 from clients.room_directory import RoomDirectory
-from clients.room_errors import AccountNotFound, PublicRoomsDisabled, RoomNotFound, ScopeMissing, TokenRejected
+from clients.room_errors import (
+    AccountNotFound,
+    NotYourRoom,
+    PublicRoomsDisabled,
+    RoomNotFound,
+    ScopeMissing,
+    TokenRejected,
+)
 from clients.room_levels import RoomLevels
 from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
 from clients.rooms import RoomService
@@ -28,6 +35,8 @@ T = TypeVar("T")
 
 #: How long "this person has no account" is believed before the service is asked again.
 NO_ACCOUNT_TTL = 180
+#: How long "none of this person's rooms has this slug" is believed.
+SLUG_MISS_TTL = 600
 
 
 class UserRooms:
@@ -39,6 +48,7 @@ class UserRooms:
         *,
         application: str,
         no_account: JsonCache,
+        slug_misses: JsonCache,
         recent: RecentRooms,
         levels: RoomLevels,
     ) -> None:
@@ -46,6 +56,7 @@ class UserRooms:
         self._tokens = tokens
         self._application = application
         self._no_account = no_account
+        self._slug_misses = slug_misses
         self.directory = directory
         self.recent = recent
         self.levels = levels
@@ -71,19 +82,42 @@ class UserRooms:
         return await self._as(email, lambda token: self._service.get_room(token, room_id))
 
     async def find_by_slug(self, email: str, slug: str) -> Room:
-        """By the directory when the bot has seen the room, else by paging through the person's rooms."""
-        known = await self.directory.lookup(slug)
-        if known is not None:
-            return await self.get(email, known)
+        found = await self.find_by_slugs(email, [slug])
+        if slug not in found:
+            raise RoomNotFound(f"no room of this person has the slug {slug!r}")
+        return found[slug]
+
+    async def find_by_slugs(self, email: str, slugs: list[str]) -> dict[str, Room]:
+        """The person's rooms with these slugs: by the directory when the bot has seen them, else by
+        one walk through the person's rooms for all of them together. A slug the walk did not find
+        is remembered for a while, so pasting it again costs no walk."""
+        found: dict[str, Room] = {}
+        wanted: set[str] = set()
+        for slug in dict.fromkeys(slugs):
+            known = await self.directory.lookup(slug)
+            if known is not None:
+                try:
+                    found[slug] = await self.get(email, known)
+                    continue
+                except NotYourRoom:  # slugs are unique: it is not among theirs either
+                    continue
+                except RoomNotFound:
+                    pass  # deleted since: the slug may have been given again
+            if not await self._slug_misses.get(self._application, email_digest(email), slug):
+                wanted.add(slug)
         page = 1
-        while True:
+        while wanted:
             rooms = await self.list(email, page)
             for room in rooms.results:
-                if room.slug == slug:
-                    return room
+                if room.slug in wanted:
+                    found[room.slug] = room
+                    wanted.discard(room.slug)
             if not rooms.next:
-                raise RoomNotFound(f"no room with slug {slug!r} among the person's {rooms.count} rooms")
+                break
             page += 1
+        for slug in wanted:
+            await self._slug_misses.put(True, self._application, email_digest(email), slug)
+        return found
 
     async def _as(self, email: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
         issued = False

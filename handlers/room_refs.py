@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from clients.room_models import is_room_id
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
+MAX_SLUG = 64  # the service's are 12 characters (`abc-defg-hij`)
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,6 @@ def read_room_ref(raw: str) -> RoomRef | None:
         candidate = urlsplit(ref).path.rstrip("/").rpartition("/")[2]
     if is_room_id(candidate):
         return RoomRef(ref, room_id=candidate.lower())
-    if _SLUG.match(candidate):
+    if len(candidate) <= MAX_SLUG and _SLUG.match(candidate):
         return RoomRef(ref, slug=candidate)
     return None

@@ -29,18 +29,27 @@ from handlers.services import Services
 log = logging.getLogger(__name__)
 
 
+#: Room links previewed per message; more get no preview (each could cost room-service calls).
+MAX_LINKS = 5
+
+
 def register(app: AsyncApp, services: Services) -> None:
     async def link_shared(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
-        links = {link["url"]: ref for link in event.get("links", []) if (ref := read_room_ref(link.get("url", "")))}
+        links = {link["url"]: ref for link in event.get("links", [])[:50] if (ref := read_room_ref(str(link.get("url", ""))))}
+        links = dict(list(links.items())[:MAX_LINKS])
         if not links:
             return
         rooms: dict[str, Room] = {}
 
         async def work(email: str, lang: str) -> None:
+            by_slug = await services.rooms.find_by_slugs(email, [ref.slug for ref in links.values() if ref.slug])
             for url, ref in links.items():
+                if ref.slug:
+                    if ref.slug in by_slug:
+                        rooms[url] = by_slug[ref.slug]
+                    continue
                 try:
-                    rooms[url] = await (services.rooms.get(email, ref.room_id) if ref.room_id
-                                        else services.rooms.find_by_slug(email, ref.slug or ""))
+                    rooms[url] = await services.rooms.get(email, ref.room_id or "")
                 except RoomServiceError:
                     pass  # not theirs, unknown or unreachable: the plain preview will do
 

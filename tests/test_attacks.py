@@ -157,3 +157,18 @@ async def test_forged_oversized_interactions_are_acked_and_answered_in_words(bot
     await bot.runtime.tasks.drain(5)
     [view] = slack.called("views.publish")[published:]
     assert forged not in json.dumps(view.args) and "Your video rooms" in json.dumps(view.args)
+
+
+async def test_link_previews_cannot_be_turned_into_many_room_service_calls(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    """10 messages × 50 unknown room links once cost 2,500 calls; now: one walk, then nothing."""
+    from tests.test_home_unfurl_events import send_event
+
+    for index in range(90):  # five pages of rooms to walk through
+        meet.add_room(alice, slug=f"aaa-{index:04d}-aaa")
+    links = [{"url": f"https://visio.example.gouv.fr/zzz-{i:04d}-zzz", "domain": "visio.example.gouv.fr"} for i in range(50)]
+    for number in range(10):
+        await send_event(bot, {"type": "link_shared", "channel": "C0CHAN", "user": "U0ALICE", "message_ts": f"1.{number}",
+                               "links": links}, event_id=f"EvLinks{number}")
+    room_calls = [call for call in meet.log if call[1].startswith("/external-api/v1.0/rooms")]
+    assert len(room_calls) == 5  # one walk of the five pages, for the first message only
+    assert len(slack.called("chat.unfurl")) == 10  # every message still gets its (plain) previews
