@@ -1,4 +1,4 @@
-"""`python -m bench [rooms|digest]`: every benchmark, each compared in the same run, in one table."""
+"""`python -m bench [rooms|digest|attacks]`: every benchmark, each compared in the same run, in one table."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import os
 import platform
 import sys
 
-from bench import digest, rooms
+from bench import attacks, digest, rooms
 
-SUITES = {"rooms": rooms.main, "digest": digest.main}
+SUITES = {"rooms": rooms.main, "digest": digest.main, "attacks": attacks.main}
 
 
 def machine() -> str:
