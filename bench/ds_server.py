@@ -18,7 +18,7 @@ from starlette.routing import Route
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.fakes.ds import STATES, FakeDS, load_schema  # noqa: E402
 
-SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ds-schema.graphql"
+SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ds-schema.graphql"
 
 
 def main() -> None:

@@ -27,7 +27,8 @@ from tests.slack_requests import (
     signed_headers,
 )
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+#: Copies of the outside world's published files (schemas, manifest schema, OpenAPI): tests/data/README.md
+DATA = Path(__file__).resolve().parent / "data"
 
 
 class Swappable:
@@ -85,18 +86,11 @@ def albert(albert_server):
     return fake
 
 
-def require_reference(name: str) -> Path:
-    path = REFERENCE / name
-    if not path.exists():
-        pytest.skip(f"{name} is not at {path} (the shared reference folder is absent)")
-    return path
-
-
 @pytest.fixture(scope="session")
 def ds_schema():
     from tests.fakes.ds import load_schema
 
-    return load_schema(require_reference("ds-schema.graphql"))
+    return load_schema(DATA / "ds-schema.graphql")
 
 
 @pytest.fixture

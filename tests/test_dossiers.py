@@ -14,7 +14,7 @@ from clients.dossier_counts import DossierCounter
 from clients.dossiers import QUERIES, DossierService
 from clients.rate_limit import RateLimiter
 from clients.retry import RetryPolicy
-from tests.conftest import require_reference
+from tests.conftest import DATA
 from tests.fakes.ds import FakeDS
 
 
@@ -35,7 +35,7 @@ async def service(ds: FakeDS, sleeps: list[float]):
 
 
 def test_every_query_the_client_sends_is_valid_on_the_real_schema():
-    schema = build_schema(require_reference("ds-schema.graphql").read_text())
+    schema = build_schema((DATA / "ds-schema.graphql").read_text())
     assert set(QUERIES) == {"getDemarche", "getUpdatedDossiers", "getDeletedDossiers", "getPendingDeletedDossiers"}
     for name, (query, _) in QUERIES.items():
         document = parse(query)
@@ -44,7 +44,7 @@ def test_every_query_the_client_sends_is_valid_on_the_real_schema():
 
 
 def test_the_schema_check_catches_a_field_the_api_does_not_have():
-    schema = build_schema(require_reference("ds-schema.graphql").read_text())
+    schema = build_schema((DATA / "ds-schema.graphql").read_text())
     broken = QUERIES["getDemarche"][0].replace("pageInfo {", "totalCount pageInfo {")
     assert validate(schema, parse(broken))
 
