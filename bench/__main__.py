@@ -24,10 +24,10 @@ def main() -> None:
         rows += asyncio.run(SUITES[name]())
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     print(f"machine: {machine()}\n")
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(("measure", "result", "compared with"), widths)) + " |")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(("measure", "result", "compared with"), widths, strict=True)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
-        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |")
+        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.fakes.ds import STATES, FakeDS, load_schema  # noqa: E402
+from tests.fakes.ds import STATES, FakeDS, load_schema
 
 SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ds-schema.graphql"
 

@@ -100,7 +100,8 @@ async def main() -> list[tuple[str, str, str]]:
     return [
         (f"ack of /room list, {REQUESTS} at concurrency {CONCURRENCY}, rooms answering in {SERVICE_DELAY * 1000:.0f} ms",
          f"roombot p50 {bot_row[1] * 1000:.0f} ms · p99 {bot_row[2] * 1000:.0f} ms · max {bot_row[3] * 1000:.0f} ms",
-         f"bare AsyncApp p50 {bare_row[1] * 1000:.0f} ms · p99 {bare_row[2] * 1000:.0f} ms: p99 {bot_row[2] / bare_row[2]:.2f}× (target ≤ 1.5×, all < 3 s)"),
+         f"bare AsyncApp p50 {bare_row[1] * 1000:.0f} ms · p99 {bare_row[2] * 1000:.0f} ms: "
+         f"p99 {bot_row[2] / bare_row[2]:.2f}× (target ≤ 1.5×, all < 3 s)"),
         ("token requests, 20 concurrent cold commands of one person on 2 processes", str(token_requests), "target 1"),
     ]
 

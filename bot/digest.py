@@ -71,7 +71,7 @@ class DigestJob:
                 log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
                 digest.failures.append(DigestFailure(number, failure_reason(error)))
                 continue
-            history = (await self.store.history(number, day, TREND_DAYS))[:-1] + [counts.total]
+            history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
             digest.lines.append(DigestLine(counts, previous, history))
         return digest
 

@@ -9,6 +9,7 @@ once, and never twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
@@ -51,7 +52,5 @@ async def run_daily(
             except Exception:  # a failed run is retried later; the loop itself must never die
                 log.exception("daily job for %s failed; retrying in %s", day, retry_after)
                 not_before = current + retry_after
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=poll)
-        except TimeoutError:
-            pass

@@ -74,7 +74,8 @@ async def serve(settings: Settings) -> None:
             daily.append(run_daily(job.run, settings.digest_time, settings.zone, stop))
             log.info("daily digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
         if settings.albert_api_key:
-            daily.append(run_daily(ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box)), dt.time(0, 0), settings.zone, stop))
+            watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
+            daily.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
         schedulers = [asyncio.create_task(loop) for loop in daily]
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())

@@ -10,8 +10,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import AccessLevel, Room, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
-from handlers.on_behalf import run_for, who
 from handlers.i18n import quoted, text
+from handlers.on_behalf import run_for, who
 from handlers.room_messages import Message, plain, room_message
 from handlers.services import Services
 

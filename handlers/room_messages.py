@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from urllib.parse import quote
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from slack_sdk.models.blocks import (
     ActionsBlock,

@@ -7,6 +7,7 @@ preview never reveals a room to someone who could not look it up.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
@@ -48,10 +49,8 @@ def register(app: AsyncApp, services: Services) -> None:
                     if ref.slug in by_slug:
                         rooms[url] = by_slug[ref.slug]
                     continue
-                try:
+                with contextlib.suppress(RoomServiceError):  # not theirs, unknown or unreachable: a plain preview
                     rooms[url] = await services.rooms.get(email, ref.room_id or "")
-                except RoomServiceError:
-                    pass  # not theirs, unknown or unreachable: the plain preview will do
 
         lang, _ = await run_for(services, client, team_id=context.team_id or "", user_id=event.get("user", ""),
                                 name="unfurl", work=work)

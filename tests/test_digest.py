@@ -287,7 +287,8 @@ async def test_digest_goes_out_without_the_ai_line_when_the_service_fails(jobs, 
     assert "*3* dossiers" in words and "Albert" not in words
 
 
-async def test_digest_goes_out_without_the_ai_line_after_the_time_limit(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service, monkeypatch):
+async def test_digest_goes_out_without_the_ai_line_after_the_time_limit(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service,
+                                                                        monkeypatch):
     import handlers.digest_summary
 
     monkeypatch.setattr(handlers.digest_summary, "TIME_LIMIT", 0.2)

@@ -79,8 +79,9 @@ async def test_an_empty_demarche_is_one_request(service: DossierService, ds: Fak
 async def test_errors_are_told_apart_and_configuration_errors_are_not_retried(service, ds: FakeDS, setup, expected):
     ds.add_demarche(1, "Un")
     setup(ds)
+    demarche = 1 if expected is not errors.DemarcheNotFound else 999
     with pytest.raises(expected):
-        await service.query("getDemarche", QUERIES["getDemarche"][0], {"demarcheNumber": 1 if expected is not errors.DemarcheNotFound else 999})
+        await service.query("getDemarche", QUERIES["getDemarche"][0], {"demarcheNumber": demarche})
     assert service.requests == 1
 
 

@@ -132,7 +132,8 @@ def link_shared(urls: list[str], user: str = "U0ALICE") -> dict:
             "links": [{"domain": "visio.example.gouv.fr", "url": url} for url in urls]}
 
 
-async def test_unfurl_shows_details_to_someone_who_can_see_the_room_and_a_plain_preview_otherwise(bot, slack: FakeSlack, meet: FakeMeet, alice):
+async def test_unfurl_shows_details_to_someone_who_can_see_the_room_and_a_plain_preview_otherwise(bot, slack: FakeSlack,
+                                                                                                   meet: FakeMeet, alice):
     mine = meet.add_room(alice, access_level="restricted")
     meet.add_user("other@example.gouv.fr")
     theirs = meet.add_room("other@example.gouv.fr")

@@ -14,6 +14,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.inference import ExpiryWatch, Inference, rotate
+from bot.keys_cli import explain, mask
 from clients.inference import InferenceService
 from clients.inference_errors import (
     InferenceRefused,
@@ -26,7 +27,6 @@ from clients.inference_errors import (
 )
 from clients.key_store import KeyStore
 from clients.retry import RetryPolicy
-from bot.keys_cli import explain, mask
 from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
@@ -194,7 +194,7 @@ async def test_a_revoked_rotated_key_falls_back_to_the_bootstrap_key(albert: Fak
     said = [r.getMessage() for r in caplog.records if "refused the bot's key" in r.getMessage()]
     assert len(said) == 1 and "ALBERT_API_KEY" in said[0] and "keys rotate" in said[0]
     assert new.secret.get_secret_value() not in caplog.text
-    assert [k.name for k in await ai.service.list_keys()][0] == "operator"  # `keys list` keeps working
+    assert next(k.name for k in await ai.service.list_keys()) == "operator"  # `keys list` keeps working
     second, previous = await rotate(ai, expires_in_days=30)  # and so does `keys rotate`
     assert previous is None and (await ai.keys.current()).get_secret_value() == second.secret.get_secret_value()
     await ai.service.aclose()

@@ -71,7 +71,8 @@ async def test_redis_outage_degrades_then_recovers_by_itself(settings, slack: Fa
         (Fault("GET", ROOMS, 404, "<!doctype html><title>Not Found</title>", "text/html", times=5), "There is no page"),
     ],
 )
-async def test_upstream_outages_get_a_clear_answer_within_ten_seconds(settings, redis, slack: FakeSlack, meet: FakeMeet, alice, fault, expected):
+async def test_upstream_outages_get_a_clear_answer_within_ten_seconds(settings, redis, slack: FakeSlack, meet: FakeMeet, alice,
+                                                                       fault, expected):
     meet.faults.append(fault)
     async for bot in start_bot(settings, redis, slack):
         reply, took = await timed_reply(bot, "list")

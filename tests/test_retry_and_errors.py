@@ -47,7 +47,7 @@ def response(status: int, headers: dict | None = None, **kwargs) -> httpx.Respon
 
 async def test_429_waits_retry_after_seconds_then_succeeds_even_for_a_create():
     clock = Clock()
-    attempt, calls = answers(response(429, {"Retry-After": "7"}), response(201))
+    attempt, _calls = answers(response(429, {"Retry-After": "7"}), response(201))
     result = await clock.policy().send("svc", attempt, idempotent=False)
     assert result.status_code == 201 and clock.slept == [7.0]
 
@@ -118,9 +118,12 @@ def test_durations():
     ("status", "body", "expected"),
     [
         (404, {"detail": "User not found."}, "User not found."),
-        (403, {"error": "This application is not authorized for this email domain."}, "This application is not authorized for this email domain."),
-        (400, {"access_level": ["Public rooms are disabled for the external API."]}, "access_level: Public rooms are disabled for the external API."),
-        (400, {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]}, "Invalid data. Expected a dictionary, but got str."),
+        (403, {"error": "This application is not authorized for this email domain."},
+         "This application is not authorized for this email domain."),
+        (400, {"access_level": ["Public rooms are disabled for the external API."]},
+         "access_level: Public rooms are disabled for the external API."),
+        (400, {"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]},
+         "Invalid data. Expected a dictionary, but got str."),
         (400, {"configuration": [{"type": "extra_forbidden", "loc": ["unsupported_flag"], "msg": "Extra inputs are not permitted"}]},
          "configuration: unsupported_flag: Extra inputs are not permitted"),
         (422, {"detail": [{"type": "missing", "loc": ["body", "messages"], "msg": "Field required"}]}, "messages: Field required"),

@@ -5,14 +5,16 @@ one hash slot, so the same keys work on Redis Cluster."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime as dt
 import signal
 import time
 from pathlib import Path
 
 import httpx
+import redis.asyncio as aioredis
 from redis.crc import key_slot
 
-from bot.redis_server import connect
 from tests.conftest import bot_env
 from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
@@ -22,6 +24,18 @@ from tests.slack_requests import command_body, event_body, signed_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 MULTI_KEY = {"DEL", "UNLINK", "EXISTS", "MGET", "RENAME", "RENAMENX", "EVALSHA", "SINTERSTORE", "SUNIONSTORE"}
+
+
+async def _async_true(value: bool) -> bool:
+    return value
+
+
+async def wait_until(condition, what: str, timeout: float = 30) -> None:
+    """Waits for a condition (an awaitable's truth), not for a guessed delay."""
+    deadline = time.monotonic() + timeout
+    while not await condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
 
 
 def keys_of(command: str) -> list[str]:
@@ -39,7 +53,8 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
     meet.delay = 0.05
 
     commands: list[str] = []
-    monitor_client = connect(redis_url)
+    # no socket timeout: MONITOR may rightly stay silent while the bots start on a busy machine
+    monitor_client = aioredis.Redis.from_url(redis_url, decode_responses=True)
 
     listening = asyncio.Event()
 
@@ -73,24 +88,28 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
                      "links": [{"url": room["url"], "domain": "visio.example.gouv.fr"}]}
             body = event_body(event, event_id="Ev0SHARED")
             for base, retry in ((bases[0], None), (bases[1], "1")):
-                headers = signed_headers(body, extra={"x-slack-retry-num": retry, "x-slack-retry-reason": "http_timeout"} if retry else None)
+                retried = {"x-slack-retry-num": retry, "x-slack-retry-reason": "http_timeout"} if retry else None
+                headers = signed_headers(body, extra=retried)
                 assert (await http.post(base + "/slack/events", content=body, headers=headers)).status_code == 200
 
-        # both schedulers found today's digest due at start-up: one of them posts it
-        deadline = time.monotonic() + 15
-        while not slack.posted("C0DIGEST") and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(1.5)
+        # both schedulers found today's digest due at start-up: one of them posts it; once the day
+        # is marked posted, no run can post again
+        day = dt.datetime.now(dt.UTC).date()
+        await wait_until(lambda: redis.exists(f"roombot:digest:{day}:posted:all"), "the digest marked posted")
         assert len(slack.posted("C0DIGEST")) == 1
+        # the retried delivery was refused before its ack; the first one's preview comes after its ack
+        await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl"))), "the link preview")
         assert len(slack.called("chat.unfurl")) == 1
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)
         outputs = [process.communicate(timeout=15)[0] for process in processes]
-        watcher.cancel()
-        await asyncio.gather(watcher, return_exceptions=True)
-        await monitor_client.aclose()
     assert [process.returncode for process in processes] == [0, 0], outputs
+    await wait_until(lambda: _async_true(any(c.upper().startswith("RENAME") for c in commands)), "MONITOR to show the RENAME")
+    watcher.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await watcher  # a watcher that failed says why here, instead of as a missing RENAME
+    await monitor_client.aclose()
 
     multi = [c for c in commands if c.split(" ")[0].upper() in MULTI_KEY and len(keys_of(c)) > 1]
     assert any(c.upper().startswith("RENAME") for c in multi)  # the digest's full walk swaps its hash in

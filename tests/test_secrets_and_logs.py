@@ -71,7 +71,7 @@ async def test_the_bots_inference_key_is_encrypted_at_rest(redis, albert):
 
 def test_a_malformed_encryption_key_stops_start_up_naming_the_variable(monkeypatch):
     monkeypatch.setenv("TOKEN_ENCRYPTION_KEY", "not-a-fernet-key")
-    with pytest.raises(ConfigError, match="TOKEN_ENCRYPTION_KEY is malformed: .*Fernet") as caught:
+    with pytest.raises(ConfigError, match=r"TOKEN_ENCRYPTION_KEY is malformed: .*Fernet") as caught:
         load_settings(_env_file=None)
     assert "not-a-fernet-key" not in str(caught.value)
 

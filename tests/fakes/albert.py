@@ -104,7 +104,8 @@ class FakeAlbert:
                             "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
         if not stream:
             return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": MODEL,
-                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}],
+                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
+                                              "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": 35, "cost": 0.0, "requests": 1}})
         return StreamingResponse(self._stream(fault), media_type="text/event-stream")
 

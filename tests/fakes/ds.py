@@ -159,7 +159,8 @@ class FakeDS:
         if self.token_expired:
             return _errors(401, "Token expired", "unauthorized")
         if self.forbidden_network:
-            return _errors(403, "Request issued from a forbidden network. Add 127.0.0.1/32 to your allowed adresses in your /profil", "forbidden")
+            return _errors(403, "Request issued from a forbidden network. "
+                                "Add 127.0.0.1/32 to your allowed adresses in your /profil", "forbidden")
         if self.rate_limited > 0:
             self.rate_limited -= 1
             reset = int(time.time()) + 1

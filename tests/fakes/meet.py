@@ -144,7 +144,8 @@ class FakeMeet:
         else:
             return JSONResponse({"detail": f'Unsupported media type "{kind}" in request.'}, status_code=415)
         if not isinstance(data, dict):
-            return JSONResponse({"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}, status_code=400)
+            expected = f"Invalid data. Expected a dictionary, but got {type(data).__name__}."
+            return JSONResponse({"non_field_errors": [expected]}, status_code=400)
         missing = {k: ["This field is required."] for k in ("client_id", "client_secret", "grant_type", "scope") if k not in data}
         if missing:
             return JSONResponse(missing, status_code=400)
