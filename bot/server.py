@@ -64,8 +64,8 @@ async def redis_reachable(redis: aioredis.Redis) -> bool:
 async def serve(settings: Settings) -> None:
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
     # place that re-raise is harmless, so we still drain, close and exit 0.
-    for stop in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(stop, lambda signum, frame: None)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda number, frame: None)
     async with running(settings) as runtime, contextlib.AsyncExitStack() as stack:
         stop = asyncio.Event()
         daily = []

@@ -23,6 +23,7 @@ from redis.exceptions import LockError
 
 from clients.dossier_counts import DemarcheCounts
 from clients.keys import key
+from clients.storage import as_text
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,8 @@ class DigestStore:
             pipe.set(_key(counts.number, "previous"), json.dumps(snapshot))
             pipe.hset(history, day.isoformat(), counts.total)
             await pipe.execute()
-        old = [d for d in await self._redis.hkeys(history) if d < (day - dt.timedelta(days=HISTORY_DAYS)).isoformat()]
+        oldest = (day - dt.timedelta(days=HISTORY_DAYS)).isoformat()
+        old = [d for d in map(as_text, await self._redis.hkeys(history)) if d is not None and d < oldest]
         if old:
             await self._redis.hdel(history, *old)
 

@@ -77,8 +77,8 @@ class DossierCounter:
         meta = await self._meta(demarche)
         started = self._now()
         before = self._service.requests
-        stale = meta is None or started - dt.datetime.fromisoformat(meta["full_at"]) > self._full_every
-        if stale or not await self._redis.exists(_states(demarche)):
+        if (meta is None or started - dt.datetime.fromisoformat(meta["full_at"]) > self._full_every
+                or not await self._redis.exists(_states(demarche))):
             counts = await self._full(demarche, since, progress)
             meta = {"full_at": started.isoformat()}
         else:

@@ -19,7 +19,7 @@ from clients.inference import ApiKey
 from clients.inference_errors import KeyRejected
 from clients.keys import key
 from clients.secret_box import SecretBox
-from clients.storage import DROP_IF_SAME, degraded
+from clients.storage import DROP_IF_SAME, as_text, degraded
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class KeyStore:
 
     async def active(self) -> ActiveKey | None:
         try:
-            raw = await self._redis.get(ACTIVE)
+            raw = as_text(await self._redis.get(ACTIVE))
         except RedisError as error:
             degraded("inference key", error)
             return None
@@ -55,9 +55,9 @@ class KeyStore:
         """The service refused `secret`: when it was the bot's rotated key, forget it (unless another
         process rotated meanwhile) and say so; True when a different key is now current."""
         try:
-            raw = await self._redis.get(ACTIVE)
+            raw = as_text(await self._redis.get(ACTIVE))
             active = _read(raw, self._box)
-            if active is None or active.secret.get_secret_value() != secret.get_secret_value():
+            if raw is None or active is None or active.secret.get_secret_value() != secret.get_secret_value():
                 return False
             await self._redis.eval(DROP_IF_SAME, 1, ACTIVE, raw)
         except RedisError as error:

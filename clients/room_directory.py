@@ -13,7 +13,7 @@ from redis.exceptions import RedisError
 
 from clients.keys import key
 from clients.room_models import Room
-from clients.storage import degraded
+from clients.storage import as_text, degraded
 
 TTL = 90 * 24 * 3600
 
@@ -34,7 +34,7 @@ class RoomDirectory:
     async def lookup(self, slug: str) -> str | None:
         """None when unknown or when Redis is away: the caller then pages through the rooms."""
         try:
-            return await self._redis.get(key("slug", slug))
+            return as_text(await self._redis.get(key("slug", slug)))
         except RedisError as error:
             degraded("slug directory", error)
             return None

@@ -62,11 +62,19 @@ class NotYourRoom(RoomServiceError):
 
 
 class RoomNotFound(RoomServiceError):
-    """404 on a room id, or no room of this person has that link."""
+    """404 on a room id, or no room of this person has that link; `ref` is the id or slug looked for."""
+
+    def __init__(self, detail: str, ref: str) -> None:
+        super().__init__(detail)
+        self.ref = ref
 
 
 class PageNotFound(RoomServiceError):
     """404 'Invalid page.' on a page past the last one."""
+
+    def __init__(self, detail: str, page: int) -> None:
+        super().__init__(detail)
+        self.page = page
 
 
 class RoomRejected(RoomServiceError):

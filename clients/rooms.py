@@ -68,15 +68,15 @@ class RoomService:
         params = {"page": page} if page > 1 else None
         response = await self._send("GET", "/rooms/", token=token, params=params, idempotent=True)
         if response.status_code == 404:
-            raise errors.PageNotFound(describe_error(response))
+            raise errors.PageNotFound(describe_error(response), page)
         return _parse(RoomPage, _checked(response))
 
     async def get_room(self, token: SecretStr, room_id: str) -> Room:
         # ids come from button values and typed text: only a UUID may become part of the path
         if not is_room_id(room_id):
-            raise errors.RoomNotFound(f"not a room id: {room_id[:40]!r}")
+            raise errors.RoomNotFound(f"not a room id: {room_id[:40]!r}", room_id)
         response = await self._send("GET", f"/rooms/{room_id.lower()}/", token=token, idempotent=True)
-        return _parse(Room, _checked(response))
+        return _parse(Room, _checked(response, ref=room_id))
 
     async def create_room(
         self,
@@ -130,7 +130,7 @@ class RoomService:
         return response
 
 
-def _checked(response: httpx.Response, expected: int = 200) -> httpx.Response:
+def _checked(response: httpx.Response, expected: int = 200, *, ref: str = "") -> httpx.Response:
     """Map a room endpoint's refusal to its exception; the statuses decide, not the texts."""
     status = response.status_code
     if status == expected:
@@ -150,7 +150,7 @@ def _checked(response: httpx.Response, expected: int = 200) -> httpx.Response:
             raise errors.ScopeMissing(detail, match.group(1) if match else None)
         raise errors.NotYourRoom(detail)
     if status == 404:
-        raise errors.RoomNotFound(detail)
+        raise errors.RoomNotFound(detail, ref)
     raise errors.Misconfigured(f"unexpected {status}: {detail}")
 
 

@@ -18,6 +18,11 @@ STORAGE_ERRORS = Counter("roombot_redis_errors_total", "Redis operations that fa
 
 _last_warning = 0.0
 
+
+def as_text(value: bytes | str | None) -> str | None:
+    """A Redis reply as text: the bot's clients decode replies, a plain client gives bytes."""
+    return value.decode() if isinstance(value, bytes) else value
+
 #: Lua: deletes KEYS[1] only while it still holds ARGV[1], so a value another process stored
 #: meanwhile survives (values may be encrypted: they are compared whole).
 DROP_IF_SAME = """

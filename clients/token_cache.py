@@ -25,7 +25,7 @@ from redis.exceptions import RedisError
 from clients.keys import email_digest, key
 from clients.room_models import TokenGrant
 from clients.secret_box import SecretBox
-from clients.storage import DROP_IF_SAME, degraded
+from clients.storage import DROP_IF_SAME, as_text, degraded
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class TokenCache:
         self._drop = redis.register_script(DROP_IF_SAME)
 
     async def get(self, email: str) -> SecretStr | None:
-        raw = await self._redis.get(self._key(email))
+        raw = as_text(await self._redis.get(self._key(email)))
         opened = self._box.open(raw) if raw is not None else None
         if opened is None:
             return None
@@ -96,9 +96,9 @@ class TokenCache:
     async def drop(self, email: str, token: SecretStr) -> None:
         """Forgets `token` (refused by the service) unless another token replaced it meanwhile."""
         try:
-            raw = await self._redis.get(self._key(email))
+            raw = as_text(await self._redis.get(self._key(email)))
             opened = self._box.open(raw) if raw is not None else None
-            if opened is not None and json.loads(opened)["token"] == token.get_secret_value():
+            if raw is not None and opened is not None and json.loads(opened)["token"] == token.get_secret_value():
                 await self._drop(keys=[self._key(email)], args=[raw])
         except RedisError as error:
             degraded("token cache", error)

@@ -9,7 +9,7 @@ it tokens, and refuses all of them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from pydantic import SecretStr
@@ -84,10 +84,10 @@ class UserRooms:
     async def find_by_slug(self, email: str, slug: str) -> Room:
         found = await self.find_by_slugs(email, [slug])
         if slug not in found:
-            raise RoomNotFound(f"no room of this person has the slug {slug!r}")
+            raise RoomNotFound(f"no room of this person has the slug {slug!r}", slug)
         return found[slug]
 
-    async def find_by_slugs(self, email: str, slugs: list[str]) -> dict[str, Room]:
+    async def find_by_slugs(self, email: str, slugs: Iterable[str]) -> dict[str, Room]:
         """The person's rooms with these slugs: by the directory when the bot has seen them, else by
         one walk through the person's rooms for all of them together. A slug the walk did not find
         is remembered for a while, so pasting it again costs no walk."""

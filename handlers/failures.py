@@ -32,11 +32,8 @@ class Explained:
     message: str
 
 
-def explain(
-    error: BaseException, lang: str, *, email: str | None, ref: str | None, site: str, page: int = 1, on_home: bool = False
-) -> Explained:
-    """The message for `error`; `ref` is what the person typed to name a room; on the Home tab
-    the way out is its menu, not a command."""
+def explain(error: BaseException, lang: str, *, email: str | None, site: str, on_home: bool = False) -> Explained:
+    """The message for `error`; on the Home tab the way out is its menu, not a command."""
 
     def say(outcome: str, key: str, **params: object) -> Explained:
         return Explained(outcome, text(lang, key, **params))
@@ -63,10 +60,10 @@ def explain(
             return say("user_error", "error.room_rejected", reason=error.detail)
         case errors.NotYourRoom():
             return say("user_error", "error.not_your_room")
-        case errors.PageNotFound():
+        case errors.PageNotFound(page=page):
             return say("user_error", "error.page_not_found", page=page)
-        case errors.RoomNotFound():
-            return say("user_error", "error.room_not_found", ref=quoted(ref or ""))
+        case errors.RoomNotFound(ref=ref):
+            return say("user_error", "error.room_not_found", ref=quoted(ref))
         case errors.AccountDisabled():
             return say("user_error", "error.account_disabled", service=Mrkdwn(f"<{site}|{site}>"))
         case errors.TokenRejected():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
@@ -11,7 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.room_models import AccessLevel, Room, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
-from handlers.on_behalf import run_for, who
+from handlers.on_behalf import Asker, run_for, who
 from handlers.room_messages import Message, plain, room_message
 from handlers.services import Services
 
@@ -21,13 +22,13 @@ log = logging.getLogger(__name__)
 def register(app: AsyncApp, services: Services) -> None:
     async def home_opened(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
         if event.get("tab") == "home":
-            await publish_home(services, client, context.team_id or "", event["user"])
+            await publish_home(services, client, Asker(context.team_id or "", event["user"]))
 
     async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:
         await ack()
         chosen = str((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
         level = AccessLevel(chosen) if chosen in AccessLevel.__members__.values() else None
-        await publish_home(services, client, **who(body), create=level, refused_level=None if level else chosen)
+        await publish_home(services, client, who(body), create=level, refused_level=None if level else chosen)
 
     app.event("app_home_opened")(home_opened)
     app.action(HOME_NEW_ROOM)(new_room)
@@ -36,8 +37,7 @@ def register(app: AsyncApp, services: Services) -> None:
 async def publish_home(
     services: Services,
     client: AsyncWebClient,
-    team_id: str,
-    user_id: str,
+    asker: Asker,
     *,
     create: AccessLevel | None = None,
     refused_level: str | None = None,
@@ -45,31 +45,31 @@ async def publish_home(
     """The optional new room's card (or why it could not be made), then the person's rooms, most
     recent first: a refused creation keeps the list, a list that fails keeps the card.
     `refused_level` is a level no menu offers (a forged request), answered in words."""
-    person = {"team_id": team_id, "user_id": user_id, "on_home": True}
+    person = replace(asker, on_home=True)
     notice = None
     if refused_level is not None:
 
         async def no_such_level(email: str, lang: str) -> Message:
             return plain(text(lang, "usage.bad_level", level=quoted(refused_level)))
 
-        _, notice = await run_for(services, client, name="home_new", work=no_such_level, needs_email=False, **person)
+        _, notice = await run_for(services, client, person, name="home_new", work=no_such_level, needs_email=False)
     if create is not None:
 
         async def new_room(email: str, lang: str) -> Message:
             created = await services.rooms.create(email, create)
             return room_message(lang, created, services.room_site, created=True, in_conversation=False)
 
-        _, notice = await run_for(services, client, name="home_new", work=new_room, **person)
+        _, notice = await run_for(services, client, person, name="home_new", work=new_room)
     shown: list[tuple[RoomPage, list[Room]]] = []
 
     async def rooms(email: str, lang: str) -> None:
         shown.append((await services.rooms.list(email, 1), await services.rooms.recent.list(email)))
 
-    lang, problem = await run_for(services, client, name="home", work=rooms, **person)
+    lang, problem = await run_for(services, client, person, name="home", work=rooms)
     page, recent = shown[0] if shown else (None, [])
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
                      recent=recent, levels=await services.rooms.levels.offered())
     try:
-        await client.views_publish(user_id=user_id, view=view)
+        await client.views_publish(user_id=asker.user_id, view=view)
     except SlackApiError as error:
         log.warning("views.publish failed: %s", error.response.get("error"))

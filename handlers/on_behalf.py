@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
@@ -24,50 +25,54 @@ log = logging.getLogger(__name__)
 Work = Callable[[str, str], Awaitable[Message | None]]  # (e-mail, language) → reply, or None when already answered
 
 
+@dataclass(frozen=True)
+class Asker:
+    """Who is asking: the Slack workspace and person a piece of work is done for."""
+
+    team_id: str
+    user_id: str
+    on_home: bool = False  # answers point to the Home tab's controls rather than to commands
+
+
+def who(body: dict) -> Asker:
+    """The person behind an interaction payload."""
+    return Asker(team_id=body["team"]["id"], user_id=body["user"]["id"])
+
+
 async def run_for(
-    services: Services,
-    client: AsyncWebClient,
-    *,
-    team_id: str,
-    user_id: str,
-    name: str,
-    work: Work,
-    ref: str | None = None,
-    page: int = 1,
-    needs_email: bool = True,
-    on_home: bool = False,
+    services: Services, client: AsyncWebClient, asker: Asker, *, name: str, work: Work, needs_email: bool = True
 ) -> tuple[str, Message | None]:
+    """`work`'s reply in the asker's language, or the explanation of what went wrong (the error
+    carries its own context: the room or the page it was about)."""
     lang, email = services.default_language, None
     try:
-        profile = await load_profile(client, services.profiles, team_id, user_id)
+        profile = await load_profile(client, services.profiles, asker.team_id, asker.user_id)
         lang = language_of(profile, services.default_language)
         email = usable_email(profile) if needs_email else ""
         message = await work(email, lang)
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
-        explained = explain(error, lang, email=email, ref=ref, site=services.room_site, page=page, on_home=on_home)
+        explained = explain(error, lang, email=email, site=services.room_site, on_home=asker.on_home)
         message, outcome = plain(explained.message), explained.outcome
     COMMANDS.labels(command=name, outcome=outcome).inc()
     return lang, message
-
-
-def who(body: dict) -> dict[str, str]:
-    """The workspace and the person behind an interaction payload."""
-    return {"team_id": body["team"]["id"], "user_id": body["user"]["id"]}
 
 
 async def reply_for(
     services: Services,
     client: AsyncWebClient,
     respond: AsyncRespond,
+    asker: Asker,
     *,
+    name: str,
+    work: Work,
+    needs_email: bool = True,
     replace_original: bool = False,
-    **run: object,
 ) -> None:
     """`run_for`, then a private reply through `response_url` (or the app's DM when that fails)."""
-    _, message = await run_for(services, client, **run)  # type: ignore[arg-type]
+    _, message = await run_for(services, client, asker, name=name, work=work, needs_email=needs_email)
     if message is not None:
-        await reply_privately(client, respond, str(run["user_id"]), message, replace_original=replace_original)
+        await reply_privately(client, respond, asker.user_id, message, replace_original=replace_original)
 
 
 async def reply_privately(

@@ -22,13 +22,13 @@ def register(app: AsyncApp, services: Services) -> None:
     async def show_room(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = Show(ref=action.get("value", ""), room_id=action.get("value", ""))
-        await reply_for(services, client, respond, **who(body), name="show", ref=request.ref,
+        await reply_for(services, client, respond, who(body), name="show",
                         work=lambda email, lang: answer(services, request, email, lang))
 
     async def list_page(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = List(page_number(action.get("value", "")) or 1)
-        await reply_for(services, client, respond, **who(body), name="list", page=request.page, replace_original=True,
+        await reply_for(services, client, respond, who(body), name="list", replace_original=True,
                         work=lambda email, lang: answer(services, request, email, lang))
 
     async def open_link(ack: AsyncAck) -> None:

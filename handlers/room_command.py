@@ -10,7 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import AccessLevel
 from handlers.i18n import quoted, text
-from handlers.on_behalf import reply_for
+from handlers.on_behalf import Asker, reply_for
 from handlers.room_messages import (
     Message,
     help_message,
@@ -95,12 +95,9 @@ def register(app: AsyncApp, services: Services) -> None:
             services,
             client,
             respond,
-            team_id=command["team_id"],
-            user_id=command["user_id"],
+            Asker(command["team_id"], command["user_id"]),
             name=type(request).__name__.lower(),
             work=lambda email, lang: answer(services, request, email, lang),
-            ref=request.ref if isinstance(request, Show) else None,
-            page=request.page if isinstance(request, List) else 1,
             needs_email=not isinstance(request, Help),
         )
 

@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.room_models import Room, is_room_id
 from handlers.i18n import Mrkdwn, quoted, text
-from handlers.on_behalf import reply_for, reply_privately, respond_ok, run_for, who
+from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
 from handlers.room_messages import (
     ACTION_SEND_DM,
@@ -54,7 +54,7 @@ PRE_ACK_SECONDS = 1.0
 def register(app: AsyncApp, services: Services) -> None:
     async def share_in_channel(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
-        user_id, channel = who(body)["user_id"], _channel_of(body)
+        user_id, channel = who(body).user_id, _channel_of(body)
 
         async def work(email: str, lang: str) -> Message | None:
             room = await services.rooms.get(email, action.get("value", ""))
@@ -75,13 +75,13 @@ def register(app: AsyncApp, services: Services) -> None:
             await services.once.release(*claim)
             return plain(text(lang, "share.cannot_post", link=room_label(room, services.room_site)))
 
-        await reply_for(services, client, respond, **who(body), name="share_channel", work=work, ref=action.get("value"))
+        await reply_for(services, client, respond, who(body), name="share_channel", work=work)
 
     async def open_dm_modal(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
         await ack()
-        ids = who(body)
-        user_id = ids["user_id"]
-        lang = await _language_quickly(services, client, ids["team_id"], user_id)  # the trigger lives 3 s
+        asker = who(body)
+        user_id = asker.user_id
+        lang = await _language_quickly(services, client, asker)  # the trigger lives 3 s
         value = str(action.get("value", ""))
         if not is_room_id(value):  # a forged button: no modal for a room that cannot exist
             await reply_privately(client, respond, user_id, plain(text(lang, "error.room_not_found", ref=quoted(value))))
@@ -97,9 +97,9 @@ def register(app: AsyncApp, services: Services) -> None:
         values = (view.get("state") or {}).get("values") or {}  # Slack's shape, unless forged
         people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
-        ids = who(body)
-        team_id, user_id = ids["team_id"], ids["user_id"]
-        lang = await _language_quickly(services, client, team_id, user_id)  # ack is due within 3 s
+        asker = who(body)
+        team_id, user_id = asker.team_id, asker.user_id
+        lang = await _language_quickly(services, client, asker)  # ack is due within 3 s
         if not people or len(people) > MAX_PEOPLE:
             await ack(response_action="errors", errors={PEOPLE_BLOCK: text(lang, "dm.choose_people", most=MAX_PEOPLE)})
             return
@@ -111,8 +111,7 @@ def register(app: AsyncApp, services: Services) -> None:
             sent, skipped = await _deliver(services, client, team_id, user_id, room, people, note)
             return dm_result(lang, sent, skipped)
 
-        lang, message = await run_for(services, client, team_id=team_id, user_id=user_id, name="send_dm",
-                                      work=work, ref=target.room_id)
+        lang, message = await run_for(services, client, asker, name="send_dm", work=work)
         if message is None:
             return
         try:
@@ -169,11 +168,11 @@ async def _profile_or_none(client: AsyncWebClient, services: Services, team_id: 
         return None
 
 
-async def _language_quickly(services: Services, client: AsyncWebClient, team_id: str, user_id: str) -> str:
+async def _language_quickly(services: Services, client: AsyncWebClient, asker: Asker) -> str:
     """The person's language when their (usually cached) profile comes within a second, else the default:
     this runs before an ack or a views.open, which Slack allows 3 s."""
     try:
-        profile = await asyncio.wait_for(_profile_or_none(client, services, team_id, user_id), PRE_ACK_SECONDS)
+        profile = await asyncio.wait_for(_profile_or_none(client, services, asker.team_id, asker.user_id), PRE_ACK_SECONDS)
     except TimeoutError:
         profile = None
     return language_of(profile, services.default_language)

@@ -22,7 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.room_errors import RoomServiceError
 from clients.room_models import Room
 from handlers.i18n import text
-from handlers.on_behalf import run_for
+from handlers.on_behalf import Asker, run_for
 from handlers.room_messages import join_button, room_details
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
@@ -52,7 +52,7 @@ def register(app: AsyncApp, services: Services) -> None:
                 with contextlib.suppress(RoomServiceError):  # not theirs, unknown or unreachable: a plain preview
                     rooms[url] = await services.rooms.get(email, ref.room_id or "")
 
-        lang, _ = await run_for(services, client, team_id=context.team_id or "", user_id=event.get("user", ""),
+        lang, _ = await run_for(services, client, Asker(context.team_id or "", event.get("user", "")),
                                 name="unfurl", work=work)
         unfurls = {url: preview(lang, url, rooms.get(url)) for url in links}
         target = ({"unfurl_id": event["unfurl_id"], "source": event["source"]} if event.get("unfurl_id")

@@ -6,10 +6,12 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import redis.asyncio as aioredis
+from starlette.types import ASGIApp
 
 from bot.config import Settings
 from bot.redis_server import EmbeddedRedis, connect
@@ -35,9 +37,10 @@ class Swappable:
     """An ASGI app whose target each test replaces, so one loopback server serves fresh state."""
 
     def __init__(self) -> None:
-        self.target = None
+        self.target: ASGIApp | None = None
 
     async def __call__(self, scope, receive, send) -> None:
+        assert self.target is not None, "the test set no app behind this server"
         await self.target(scope, receive, send)
 
 
@@ -136,7 +139,8 @@ def bot_env(meet: FakeMeet, slack: FakeSlack) -> dict[str, str]:
 
 @pytest.fixture
 def settings(meet: FakeMeet, slack: FakeSlack) -> Settings:
-    return Settings(_env_file=None, **{name.lower(): value for name, value in bot_env(meet, slack).items()})
+    values: dict[str, Any] = {name.lower(): value for name, value in bot_env(meet, slack).items()}
+    return Settings(_env_file=None, **values)
 
 
 def instant_policy() -> RetryPolicy:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from graphql import build_schema, parse, validate
+from graphql import OperationDefinitionNode, build_schema, parse, validate
 from pydantic import SecretStr
 
 from clients import dossier_errors as errors
@@ -40,7 +40,9 @@ def test_every_query_the_client_sends_is_valid_on_the_real_schema():
     for name, (query, _) in QUERIES.items():
         document = parse(query)
         assert validate(schema, document) == [], name
-        assert document.definitions[0].name.value == name  # operationName matches
+        operation = document.definitions[0]
+        assert isinstance(operation, OperationDefinitionNode) and operation.name is not None
+        assert operation.name.value == name  # operationName matches
 
 
 def test_the_schema_check_catches_a_field_the_api_does_not_have():

@@ -34,7 +34,7 @@ def test_parse_never_fails_and_never_echoes_long_text(text: str):
 words = st.one_of(
     st.text(max_size=300),
     st.builds(lambda verb, rest: f"{verb} {rest}", st.sampled_from(["new", "list", "show", "help", "NEW", "Show"]),
-              st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=120)),
+              st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=120)),
 )
 
 

@@ -48,5 +48,5 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
 def test_manifest_unfurls_the_domain_of_the_room_links(manifest: dict):
     from tests.fakes.meet import FakeMeet
 
-    room_host = FakeMeet().room_base_url.removeprefix("https://")  # the host of the links the service returns
+    room_host = str(FakeMeet().room_base_url).removeprefix("https://")  # the host of the links the service returns
     assert manifest["features"]["unfurl_domains"] == [room_host]

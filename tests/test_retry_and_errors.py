@@ -29,7 +29,7 @@ class Clock:
 
 def answers(*replies):
     """An attempt function that gives each reply in turn (a Response, or an exception to raise)."""
-    calls = []
+    calls: list[object] = []
 
     async def attempt() -> httpx.Response:
         reply = replies[len(calls)]

@@ -141,7 +141,8 @@ def restore_logging():
     root = logging.getLogger()
     saved = root.handlers[:], root.level
     yield
-    root.handlers[:], _ = saved[0], root.setLevel(saved[1])
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])
 
 
 async def test_json_log_lines_carry_the_request_id_and_upstream_durations(bot, alice, meet, restore_logging, monkeypatch):

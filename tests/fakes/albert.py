@@ -154,10 +154,10 @@ class FakeAlbert:
                                                  "msg": "Input should be less than or equal to 100"}]}, status_code=422)
             live = [k for k in self.keys.values() if not k["revoked"]]
             page = [self._shown(k) for k in live[offset : offset + limit]]
-            body: dict[str, Any] = {"object": "list", "data": page}
+            listing: dict[str, Any] = {"object": "list", "data": page}
             if self.generation == 3:
-                body |= {"total": len(live), "offset": offset, "limit": limit}
-            return JSONResponse(body)
+                listing |= {"total": len(live), "offset": offset, "limit": limit}
+            return JSONResponse(listing)
         key = self.keys.get(int(rest)) if rest.isdigit() else None
         if key is None or key["revoked"]:
             return JSONResponse({"detail": "Token not found."}, status_code=404)

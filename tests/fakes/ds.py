@@ -31,7 +31,7 @@ T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
 
 def load_schema(path: Path) -> GraphQLSchema:
     schema = build_schema(path.read_text())
-    schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.demarche(number)  # type: ignore[union-attr]
+    schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.demarche(number)
     demarche = schema.type_map["Demarche"]
     demarche.fields["dossiers"].resolve = lambda d, info, **args: d["_fake"].dossiers(d["number"], **args)  # type: ignore[attr-defined]
     for name in ("deletedDossiers", "pendingDeletedDossiers"):

@@ -17,7 +17,7 @@ class _RealTimeLoop(asyncio.SelectorEventLoop):
     of freezegun's reach.
     """
 
-    def time(self, _monotonic=time.monotonic) -> float:  # type: ignore[override]
+    def time(self, _monotonic=time.monotonic) -> float:
         return _monotonic()
 
 

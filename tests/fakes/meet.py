@@ -231,6 +231,7 @@ class FakeMeet:
         configuration = data.get("configuration", {})
         if configuration is None:
             return JSONResponse({"configuration": ["This field may not be null."]}, status_code=400)
+        assert user is not None  # _auth gives a user or a refusal
         room = self._new_room(user, level, configuration)
         body = _public(room)
         return JSONResponse(body, status_code=201, headers={"Location": body.get("url", "")})
