@@ -6,11 +6,12 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements.lock ./
 COPY bot ./bot
 COPY handlers ./handlers
 COPY clients ./clients
-RUN pip install .
+# the versions the tests ran with; test-only packages in the lock are not installed
+RUN pip install -c requirements.lock .
 
 FROM python:3.11-slim
 ENV PATH=/opt/venv/bin:$PATH \
