@@ -28,7 +28,6 @@ from handlers.digest_messages import (
     DigestFailure,
     DigestLine,
     digest_messages,
-    failure_reason,
 )
 from handlers.digest_post import post_parts
 from handlers.digest_summary import summary_line
@@ -69,7 +68,7 @@ class DigestJob:
             except DossierServiceError as error:
                 level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
                 log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
-                digest.failures.append(DigestFailure(number, failure_reason(error)))
+                digest.failures.append(DigestFailure(number, error.reason))
                 continue
             history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
             digest.lines.append(DigestLine(counts, previous, history))

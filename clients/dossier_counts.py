@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
-from clients.dossiers import DossierService, Page
+from clients.dossiers import STATES, DossierSource, Page
 from clients.keys import key
-
-STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 
 # One page of states as a single "number:state,…" argument: redis-py encodes each command
 # argument in Python, and 200 arguments a page cost more than the whole paginator.
@@ -58,7 +56,7 @@ class DemarcheCounts:
 class DossierCounter:
     def __init__(
         self,
-        service: DossierService,
+        service: DossierSource,
         redis: aioredis.Redis,
         *,
         overlap: dt.timedelta = dt.timedelta(minutes=15),
@@ -99,7 +97,7 @@ class DossierCounter:
         tally: Counter[str] = Counter()
         walk = _Walk(since, progress)
         async with _Overlapped() as writes:
-            async for page in self._service.pages("getDemarche", demarche):
+            async for page in self._service.all_dossiers(demarche):
                 walk.take(page)
                 tally.update(node.state for node in page.nodes)
                 if page.nodes:
@@ -116,12 +114,12 @@ class DossierCounter:
         states = _states(demarche)
         walk = _Walk(since, progress)
         async with _Overlapped() as writes:
-            async for page in self._service.pages("getUpdatedDossiers", demarche, updatedSince=watermark.isoformat()):
+            async for page in self._service.updated_since(demarche, watermark):
                 walk.take(page)
                 if page.nodes:
                     await writes.submit(self._store(states, page))
-            for operation in ("getDeletedDossiers", "getPendingDeletedDossiers"):
-                async for page in self._service.pages(operation, demarche, deletedSince=watermark.isoformat()):
+            for pending in (False, True):
+                async for page in self._service.deleted_since(demarche, watermark, pending=pending):
                     walk.take(page, deposits=False)
                     if page.nodes:
                         await writes.submit(self._redis.hdel(states, *(str(n.number) for n in page.nodes)))

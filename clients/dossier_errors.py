@@ -6,7 +6,9 @@ from clients.errors import ServiceError
 
 
 class DossierServiceError(ServiceError):
-    """Any refusal of this service."""
+    """Any refusal of this service. `reason` names the `digest.reason.*` text the digest shows."""
+
+    reason = "unavailable"
 
 
 class DossierConfigError(DossierServiceError):
@@ -16,29 +18,43 @@ class DossierConfigError(DossierServiceError):
 class TokenExpired(DossierConfigError):
     """401: the token's expiry date passed; create a new one in the administrator profile."""
 
+    reason = "token_expired"
+
 
 class ForbiddenNetwork(DossierConfigError):
     """403: the bot's address is not in the token's IP allow-list."""
+
+    reason = "forbidden_network"
 
 
 class BadToken(DossierConfigError):
     """403: the token is missing, unknown or revoked."""
 
+    reason = "bad_token"
+
 
 class Redirected(DossierConfigError):
     """3xx: DS_API_URL points to an old or wrong address."""
+
+    reason = "redirected"
 
 
 class DemarcheNotFound(DossierServiceError):
     """`not_found`: no démarche with this number."""
 
+    reason = "not_found"
+
 
 class DemarcheForbidden(DossierServiceError):
     """`unauthorized`: the démarche exists but is outside the token's scope."""
 
+    reason = "forbidden"
+
 
 class QueryRejected(DossierServiceError):
     """Any other GraphQL error: a bug on our side or an API change."""
+
+    reason = "rejected"
 
 
 class DossierServiceUnavailable(DossierServiceError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
@@ -23,6 +23,7 @@ from clients.retry import RetryPolicy
 log = logging.getLogger(__name__)
 
 SERVICE = "dossiers"
+STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 PAGE_SIZE = 100  # the server's maximum; larger values are silently capped
 
 _DOSSIER_PAGE = """
@@ -103,6 +104,18 @@ class Page(_Tolerant):
         return [] if nodes is None else nodes
 
 
+class DossierSource(Protocol):
+    """Where dossiers are counted from, page by page: the three walks a count needs."""
+
+    requests: int  # made so far, for the digest's figures
+
+    def all_dossiers(self, demarche: int) -> AsyncIterator[Page]: ...
+
+    def updated_since(self, demarche: int, since: dt.datetime) -> AsyncIterator[Page]: ...
+
+    def deleted_since(self, demarche: int, since: dt.datetime, *, pending: bool) -> AsyncIterator[Page]: ...
+
+
 class DossierService:
     def __init__(
         self,
@@ -125,6 +138,16 @@ class DossierService:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    def all_dossiers(self, demarche: int) -> AsyncIterator[Page]:
+        return self.pages("getDemarche", demarche)
+
+    def updated_since(self, demarche: int, since: dt.datetime) -> AsyncIterator[Page]:
+        return self.pages("getUpdatedDossiers", demarche, updatedSince=since.isoformat())
+
+    def deleted_since(self, demarche: int, since: dt.datetime, *, pending: bool) -> AsyncIterator[Page]:
+        operation = "getPendingDeletedDossiers" if pending else "getDeletedDossiers"
+        return self.pages(operation, demarche, deletedSince=since.isoformat())
 
     async def pages(self, operation: str, demarche: int, **variables: Any) -> AsyncIterator[Page]:
         """Every page of `operation`'s connection, in order; `after` is managed here."""

@@ -15,10 +15,9 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from clients import dossier_errors
 from clients.digest_store import Snapshot
-from clients.dossier_counts import STATES, DemarcheCounts
-from clients.dossier_errors import DossierServiceError
+from clients.dossier_counts import DemarcheCounts
+from clients.dossiers import STATES
 from handlers.i18n import Mrkdwn, text
 from handlers.room_messages import MAX_BLOCKS, Message
 
@@ -98,20 +97,3 @@ def _delta(value: int, lang: str) -> Mrkdwn:
     return Mrkdwn(("+" if value > 0 else "−") + _number(abs(value), lang))
 
 
-def failure_reason(error: DossierServiceError) -> str:
-    """The `digest.reason.*` key for a démarche that could not be counted."""
-    for kind, reason in _REASONS:
-        if isinstance(error, kind):
-            return reason
-    return "unavailable"
-
-
-_REASONS: list[tuple[type[DossierServiceError], str]] = [
-    (dossier_errors.DemarcheNotFound, "not_found"),
-    (dossier_errors.DemarcheForbidden, "forbidden"),
-    (dossier_errors.TokenExpired, "token_expired"),
-    (dossier_errors.ForbiddenNetwork, "forbidden_network"),
-    (dossier_errors.BadToken, "bad_token"),
-    (dossier_errors.Redirected, "redirected"),
-    (dossier_errors.QueryRejected, "rejected"),
-]
