@@ -17,6 +17,7 @@ from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_valida
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from clients.secret_box import SecretBox
+from handlers.i18n import LANGUAGES
 
 
 class ConfigError(Exception):
@@ -51,7 +52,7 @@ class Settings(BaseSettings):
 
     redis_url: SecretStr | None = None  # may embed a password
     data_dir: Path = Path("var")
-    default_language: Literal["fr", "en"] = "fr"
+    default_language: str = "fr"
     token_encryption_key: SecretStr | None = None
 
     host: str = "0.0.0.0"
@@ -82,6 +83,13 @@ class Settings(BaseSettings):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown IANA time zone {value!r}") from None
+        return value
+
+    @field_validator("default_language")
+    @classmethod
+    def _has_a_catalog(cls, value: str) -> str:
+        if value not in LANGUAGES:
+            raise ValueError(f"no catalog for {value!r}: choose one of {', '.join(LANGUAGES)}")
         return value
 
     @field_validator("redis_url")

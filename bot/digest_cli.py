@@ -74,8 +74,9 @@ def _progress() -> Iterator[Callable[[int], Callable[[int, int], None]] | None]:
 
 def _print_table(lang: str, day: dt.date, digest: Digest) -> None:
     table = Table(title=text(lang, "digest.title", date=format_date(day, format="long", locale=lang)))
-    for heading in ("n°", "démarche", "total", *(text(lang, f"state.{s}") for s in STATES), "Δ", "new", "trend"):
-        table.add_column(heading, justify="right" if heading not in ("démarche", "trend") else "left")
+    left = ("cli.demarche", "cli.trend")
+    for key in ("cli.number", "cli.demarche", "cli.total", *(f"state.{s}" for s in STATES), "cli.change", "cli.new", "cli.trend"):
+        table.add_column(text(lang, key), justify="left" if key in left else "right")
     for line in digest.lines:
         counts, previous = line.counts, line.previous
         table.add_row(

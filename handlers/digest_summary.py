@@ -20,14 +20,6 @@ log = logging.getLogger(__name__)
 TIME_LIMIT = 30.0
 MAX_CHARS = 400
 
-_INSTRUCTIONS = {
-    "fr": "Tu résumes en une ou deux phrases, en français, l'évolution des dossiers d'une administration depuis "
-          "le résumé précédent. Appuie-toi uniquement sur les chiffres fournis, désigne les démarches par leur "
-          "numéro, n'invente rien, pas de liste ni de mise en forme.",
-    "en": "Summarise in one or two sentences, in English, how an administration's case files changed since the "
-          "previous digest. Use only the numbers given, name procedures by their number, invent nothing, "
-          "no list and no formatting.",
-}
 
 
 def facts(lines: list[DigestLine]) -> list[dict[str, object]]:
@@ -48,7 +40,7 @@ async def summary_line(service: InferenceService, lang: str, lines: list[DigestL
     if not lines:
         return None
     messages = [
-        {"role": "system", "content": _INSTRUCTIONS.get(lang, _INSTRUCTIONS["fr"])},
+        {"role": "system", "content": text(lang, "digest.ai_instructions")},
         {"role": "user", "content": json.dumps(facts(lines), ensure_ascii=False)},
     ]
     try:

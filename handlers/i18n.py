@@ -12,8 +12,9 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-LANGUAGES = ("fr", "en")
 _LOCALES = Path(__file__).parent / "locales"
+#: The languages the bot speaks: one per catalog on disk (English is the reference catalog).
+LANGUAGES = tuple(sorted(path.parent.parent.name for path in _LOCALES.glob("*/LC_MESSAGES/messages.po")))
 
 
 class Mrkdwn(str):
@@ -36,12 +37,13 @@ def quoted(words: str, most: int = 80) -> str:
 
 
 def text(language: str, key: str, **params: object) -> str:
-    template = catalog(language if language in LANGUAGES else "fr").get(key) or catalog("en")[key]
+    template = catalog(language if language in LANGUAGES else "en")[key]
     safe = {name: value if isinstance(value, Mrkdwn) else escape(str(value)) for name, value in params.items()}
     return template.format(**safe)
 
 
 def language_for(locale: str | None, default: str) -> str:
-    """Slack locales look like `fr-FR`, `en-GB`; anything else gets the configured default."""
+    """Slack locales look like `fr-FR`, `en-GB`; one without a catalog gets the configured default
+    (`DEFAULT_LANGUAGE`, itself checked against the catalogs at start)."""
     prefix = (locale or "").split("-")[0].lower()
     return prefix if prefix in LANGUAGES else default

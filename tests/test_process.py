@@ -73,6 +73,7 @@ def _accepts(path: Path) -> bool:
         ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, "MEET_API_URL"),
         ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "MEET_API_URL": "meet.example"}, "MEET_API_URL"),
         ({"PORT": "eighty"}, "PORT"),
+        ({"DEFAULT_LANGUAGE": "de"}, "DEFAULT_LANGUAGE"),
     ],
 )
 def test_missing_or_malformed_configuration_stops_with_one_line(bare_env, capsys, env: dict, variable: str):
