@@ -32,10 +32,9 @@ async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool, 
     slack = None
     if not dry_run and settings.slack_bot_token is not None:
         slack = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
-    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
     day = dt.datetime.now(settings.zone).date()
     summary = None
-    async with open_redis(redis_url, settings.data_dir) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:
+    async with open_redis(settings) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:
         with _progress() as progress_for:
             if dry_run:
                 digest = await job.compute(day, progress_for)

@@ -24,9 +24,8 @@ from clients.inference_errors import (
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
     settings.require("albert_api_key")
-    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
     try:
-        async with open_redis(redis_url, settings.data_dir) as redis, inference(settings, redis) as ai:
+        async with open_redis(settings) as redis, inference(settings, redis) as ai:
             if action == "list":
                 active = await ai.keys.active()
                 bootstrap = settings.albert_api_key.get_secret_value() if settings.albert_api_key else ""

@@ -19,6 +19,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
+from bot.config import Settings
+
 log = logging.getLogger(__name__)
 
 
@@ -112,11 +114,13 @@ def connect(url: str) -> aioredis.Redis:
 
 
 @contextlib.asynccontextmanager
-async def open_redis(url: str | None, folder: Path) -> AsyncIterator[aioredis.Redis]:
-    """A client for `url`, or for an embedded server started for the duration of the block."""
+async def open_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
+    """A client for `REDIS_URL`, or for an embedded server (under `DATA_DIR`) started for the
+    duration of the block."""
+    url = settings.redis_url.get_secret_value() if settings.redis_url else None
     embedded = None
     if url is None:
-        embedded = EmbeddedRedis(folder / "redis")
+        embedded = EmbeddedRedis(settings.data_dir / "redis")
         if embedded.serving():  # e.g. `python -m bot digest` next to a running `serve`
             url, embedded = embedded.url, None
         else:

@@ -89,8 +89,7 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
     """Redis (embedded when no URL is set), the room service client and the app, closed on exit."""
     settings.require_for_serve()
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
-    redis_url = settings.redis_url.get_secret_value() if settings.redis_url else None
-    async with open_redis(redis_url, settings.data_dir) as redis:
+    async with open_redis(settings) as redis:
         rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
         try:
             yield build_app(settings, redis, rooms)
