@@ -23,9 +23,9 @@ from pydantic import SecretStr
 
 from bench.rooms import start
 from bot.redis_server import EmbeddedRedis
-from clients.dossier_counts import DossierCounter
-from clients.dossiers import GET_DEMARCHE, DossierService
-from clients.rate_limit import RateLimiter
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import GET_DEMARCHE, DossierService
 from tests.fakes.ds import TOKEN
 
 WALK, SMALL, LARGE = 20_000, 10_000, 100_000

@@ -18,12 +18,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.inference import inference
-from clients.digest_store import DigestStore
-from clients.dossier_counts import DossierCounter, Progress
-from clients.dossier_errors import DossierConfigError, DossierServiceError
-from clients.dossiers import DossierService
-from clients.inference import InferenceService
-from clients.rate_limit import RateLimiter
+from clients.dossiers.counts import DossierCounter, Progress
+from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.errors import DossierConfigError, DossierServiceError
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from clients.inference.service import InferenceService
 from handlers.digest_messages import (
     DigestFailure,
     DigestLine,

@@ -17,7 +17,7 @@ from bot.config import Settings
 from bot.digest import Digest, digest_job
 from bot.redis_server import open_redis
 from bot.wiring import configure_slack_client
-from clients.dossiers import STATES
+from clients.dossiers.service import STATES
 from handlers.digest_messages import sparkline
 from handlers.digest_post import DigestNotPosted
 from handlers.i18n import text

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from bot.config import Settings
-from clients.inference import ApiKey, InferenceService
-from clients.inference_errors import InferenceError
-from clients.key_store import ActiveKey, KeyStore
+from clients.inference.errors import InferenceError
+from clients.inference.key_store import ActiveKey, KeyStore
+from clients.inference.service import ApiKey, InferenceService
 
 log = logging.getLogger(__name__)
 

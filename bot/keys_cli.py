@@ -11,8 +11,7 @@ from rich.table import Table
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
-from clients.inference import ApiKey
-from clients.inference_errors import (
+from clients.inference.errors import (
     InferenceError,
     InferenceUnreachable,
     KeyRejected,
@@ -20,6 +19,7 @@ from clients.inference_errors import (
     NotAUserKey,
     RateLimited,
 )
+from clients.inference.service import ApiKey
 
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:

@@ -28,7 +28,7 @@ from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily
 from bot.slack_endpoint import SlackEndpoint
 from bot.wiring import Runtime, running
-from clients.key_store import KeyStore
+from clients.inference.key_store import KeyStore
 
 log = logging.getLogger(__name__)
 

@@ -20,14 +20,14 @@ from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
 from clients.json_cache import JsonCache
-from clients.keys import application_tag
 from clients.once import Once
-from clients.recent_rooms import RecentRooms
-from clients.room_directory import RoomDirectory
-from clients.room_levels import RoomLevels
-from clients.rooms import RoomService
-from clients.token_cache import TokenCache
-from clients.user_rooms import NO_ACCOUNT_TTL, SLUG_MISS_TTL, UserRooms
+from clients.redis_keys import application_tag
+from clients.rooms.directory import RoomDirectory
+from clients.rooms.levels import RoomLevels
+from clients.rooms.recent import RecentRooms
+from clients.rooms.service import RoomService
+from clients.rooms.token_cache import TokenCache
+from clients.rooms.user_rooms import NO_ACCOUNT_TTL, SLUG_MISS_TTL, UserRooms
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services

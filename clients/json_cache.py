@@ -10,7 +10,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from clients.keys import key
+from clients.redis_keys import key
 from clients.storage import degraded
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from clients.keys import key
+from clients.redis_keys import key
 
 
 class Once:

@@ -15,9 +15,9 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from clients.digest_store import Snapshot
-from clients.dossier_counts import DemarcheCounts
-from clients.dossiers import STATES
+from clients.dossiers.counts import DemarcheCounts
+from clients.dossiers.digest_store import Snapshot
+from clients.dossiers.service import STATES
 from handlers.i18n import Mrkdwn, text
 from handlers.room_messages import MAX_BLOCKS, Message
 

@@ -10,8 +10,8 @@ import asyncio
 import json
 import logging
 
-from clients.inference import InferenceService
-from clients.inference_errors import InferenceError, KeyRejected
+from clients.inference.errors import InferenceError, KeyRejected
+from clients.inference.service import InferenceService
 from handlers.digest_messages import DigestLine
 from handlers.i18n import text
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import redis.exceptions
 from prometheus_client import Counter
 
-from clients import room_errors as errors
+from clients.rooms import errors
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.profiles import ProfileProblem
 

@@ -9,7 +9,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_models import AccessLevel, Room, RoomPage
+from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who

@@ -14,7 +14,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from clients.room_models import AccessLevel, Room, RoomPage
+from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.i18n import text
 from handlers.room_messages import (
     MAX_BLOCKS,

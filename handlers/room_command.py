@@ -8,7 +8,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_models import AccessLevel
+from clients.rooms.models import AccessLevel
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, reply_for
 from handlers.room_messages import (

@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from clients.room_models import AccessLevel, Room, RoomPage
+from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.i18n import Mrkdwn, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from clients.room_models import is_room_id
+from clients.rooms.models import is_room_id
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
 MAX_SLUG = 64  # the service's are 12 characters (`abc-defg-hij`)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from clients.json_cache import JsonCache
 from clients.once import Once
-from clients.user_rooms import UserRooms
+from clients.rooms.user_rooms import UserRooms
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_models import Room, is_room_id
+from clients.rooms.models import Room, is_room_id
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile

@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from clients.room_models import Room
+from clients.rooms.models import Room
 from handlers.i18n import Mrkdwn, escape, text
 from handlers.room_messages import (
     Message,

@@ -19,8 +19,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.room_errors import RoomServiceError
-from clients.room_models import Room
+from clients.rooms.errors import RoomServiceError
+from clients.rooms.models import Room
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
 from handlers.room_messages import join_button, room_details

@@ -18,7 +18,7 @@ from bot.redis_server import EmbeddedRedis, connect
 from bot.server import create_web_app
 from bot.wiring import Runtime, build_app
 from clients.retry import RetryPolicy
-from clients.rooms import RoomService
+from clients.rooms.service import RoomService
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack

@@ -94,7 +94,7 @@ async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack:
     """A client sending its body byte by byte does not hold a request open for ever."""
     from bot.slack_endpoint import SlackEndpoint
     from bot.wiring import build_app
-    from clients.rooms import RoomService
+    from clients.rooms.service import RoomService
     from tests.slack_requests import SIGNING_SECRET
 
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)

@@ -19,11 +19,11 @@ from bot.config import Settings
 from bot.digest import DigestJob, Outcome
 from bot.scheduler import due_at, due_day, run_daily
 from bot.wiring import configure_slack_client
-from clients.digest_store import DigestStore
-from clients.dossier_counts import DemarcheCounts, DossierCounter
-from clients.dossiers import DossierService
-from clients.inference import InferenceService
-from clients.rate_limit import RateLimiter
+from clients.dossiers.counts import DemarcheCounts, DossierCounter
+from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from handlers.digest_messages import (
     DigestFailure,

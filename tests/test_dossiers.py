@@ -9,10 +9,9 @@ import pytest
 from graphql import OperationDefinitionNode, build_schema, parse, validate
 from pydantic import SecretStr
 
-from clients import dossier_errors as errors
-from clients.dossier_counts import DossierCounter
-from clients.dossiers import QUERIES, DossierService
-from clients.rate_limit import RateLimiter
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import QUERIES, DossierService, errors
 from clients.retry import RetryPolicy
 from tests.conftest import DATA
 from tests.fakes.ds import FakeDS

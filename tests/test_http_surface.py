@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from bot.server import create_web_app
 from bot.wiring import build_app
-from clients.rooms import RoomService
+from clients.rooms.service import RoomService
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack

@@ -15,8 +15,7 @@ from pydantic import SecretStr
 
 from bot.inference import ExpiryWatch, Inference, rotate
 from bot.keys_cli import explain, mask
-from clients.inference import InferenceService
-from clients.inference_errors import (
+from clients.inference.errors import (
     InferenceRefused,
     InferenceUnavailable,
     InferenceUnreachable,
@@ -25,7 +24,8 @@ from clients.inference_errors import (
     NotAUserKey,
     QuotaExhausted,
 )
-from clients.key_store import KeyStore
+from clients.inference.key_store import KeyStore
+from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
@@ -163,7 +163,7 @@ async def test_a_new_key_that_does_not_work_is_revoked_and_the_old_one_kept(albe
 
 async def test_expiry_warning_once_a_day_within_seven_days(albert: FakeAlbert, redis, caplog):
     keys = KeyStore(redis, SecretStr(BOOTSTRAP))
-    from clients.inference import ApiKey
+    from clients.inference.service import ApiKey
 
     soon = int(dt.datetime.now(dt.UTC).timestamp()) + 3 * 86400
     await keys.activate(ApiKey(id=7, name="roombot-2026-08-24", secret=SecretStr("sk-x" * 10), expires=soon))

@@ -16,12 +16,12 @@ from bot import logs
 from bot.config import ConfigError, load_settings
 from bot.digest import DigestJob
 from bot.inference import Inference, rotate
-from clients.digest_store import DigestStore
-from clients.dossier_counts import DossierCounter
-from clients.dossiers import DossierService
-from clients.inference import InferenceService
-from clients.key_store import KeyStore
-from clients.rate_limit import RateLimiter
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from clients.inference.key_store import KeyStore
+from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
 from tests.conftest import start_bot, text_of

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.room_models import AccessLevel, Room, RoomPage, Telephony
+from clients.rooms.models import AccessLevel, Room, RoomPage, Telephony
 from handlers.home_messages import home_view
 from handlers.i18n import LANGUAGES, catalog, language_for, text
 from handlers.room_messages import help_message, room_list_message, room_message

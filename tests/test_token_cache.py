@@ -10,9 +10,9 @@ import redis.asyncio as aioredis
 from freezegun import freeze_time
 from pydantic import SecretStr
 
-from clients.keys import email_digest, key
-from clients.room_models import TokenGrant
-from clients.token_cache import TokenCache
+from clients.redis_keys import email_digest, key
+from clients.rooms.models import TokenGrant
+from clients.rooms.token_cache import TokenCache
 from tests.conftest import start_bot, text_of
 from tests.fakes.meet import FakeMeet
 

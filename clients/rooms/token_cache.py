@@ -22,8 +22,8 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 from redis.exceptions import RedisError
 
-from clients.keys import email_digest, key
-from clients.room_models import TokenGrant
+from clients.redis_keys import email_digest, key
+from clients.rooms.models import TokenGrant
 from clients.secret_box import SecretBox
 from clients.storage import DROP_IF_SAME, as_text, degraded
 

@@ -21,8 +21,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
-from clients.dossier_counts import DemarcheCounts
-from clients.keys import key
+from clients.dossiers.counts import DemarcheCounts
+from clients.redis_keys import key
 from clients.storage import as_text
 
 log = logging.getLogger(__name__)

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from clients import room_errors as errors
 from clients.errors import describe_error, field_errors
 from clients.retry import RetryPolicy
-from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
+from clients.rooms import errors
+from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
 
 log = logging.getLogger(__name__)
 

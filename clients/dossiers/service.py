@@ -13,12 +13,13 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import httpx
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+from pydantic import SecretStr, ValidationError, field_validator
 
-from clients import dossier_errors as errors
+from clients.dossiers import errors
+from clients.dossiers.rate_limit import RateLimiter
 from clients.errors import describe_error
-from clients.rate_limit import RateLimiter
 from clients.retry import RetryPolicy
+from clients.tolerant import Tolerant
 
 log = logging.getLogger(__name__)
 
@@ -74,22 +75,18 @@ QUERIES = {
 }
 
 
-class _Tolerant(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class Dossier(_Tolerant):
+class Dossier(Tolerant):
     number: int
     state: str = ""
     dateDepot: dt.datetime | None = None
 
 
-class PageInfo(_Tolerant):
+class PageInfo(Tolerant):
     hasNextPage: bool
     endCursor: str | None = None
 
 
-class Page(_Tolerant):
+class Page(Tolerant):
     """One page of a démarche's dossiers (or deleted dossiers), with the démarche's title."""
 
     number: int

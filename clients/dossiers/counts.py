@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
-from clients.dossiers import STATES, DossierSource, Page
-from clients.keys import key
+from clients.dossiers.service import STATES, DossierSource, Page
+from clients.redis_keys import key
 
 # One page of states as a single "number:state,…" argument: redis-py encodes each command
 # argument in Python, and 200 arguments a page cost more than the whole paginator.

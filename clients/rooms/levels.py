@@ -9,8 +9,8 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from clients.keys import key
-from clients.room_models import AccessLevel
+from clients.redis_keys import key
+from clients.rooms.models import AccessLevel
 from clients.storage import degraded
 
 TTL = 24 * 3600

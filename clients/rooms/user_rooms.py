@@ -15,10 +15,9 @@ from typing import TypeVar
 from pydantic import SecretStr
 
 from clients.json_cache import JsonCache
-from clients.keys import email_digest
-from clients.recent_rooms import RecentRooms
-from clients.room_directory import RoomDirectory
-from clients.room_errors import (
+from clients.redis_keys import email_digest
+from clients.rooms.directory import RoomDirectory
+from clients.rooms.errors import (
     AccountNotFound,
     NotYourRoom,
     PublicRoomsDisabled,
@@ -26,10 +25,11 @@ from clients.room_errors import (
     ScopeMissing,
     TokenRejected,
 )
-from clients.room_levels import RoomLevels
-from clients.room_models import AccessLevel, Room, RoomPage, TokenGrant
-from clients.rooms import RoomService
-from clients.token_cache import TokenCache
+from clients.rooms.levels import RoomLevels
+from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant
+from clients.rooms.recent import RecentRooms
+from clients.rooms.service import RoomService
+from clients.rooms.token_cache import TokenCache
 
 T = TypeVar("T")
 

@@ -15,9 +15,9 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 from redis.exceptions import RedisError
 
-from clients.inference import ApiKey
-from clients.inference_errors import KeyRejected
-from clients.keys import key
+from clients.inference.errors import KeyRejected
+from clients.inference.service import ApiKey
+from clients.redis_keys import key
 from clients.secret_box import SecretBox
 from clients.storage import DROP_IF_SAME, as_text, degraded
 

@@ -11,7 +11,9 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
+
+from clients.tolerant import Tolerant
 
 #: The server ignores `page_size` and always pages by this many rooms.
 SERVICE_PAGE_SIZE = 20
@@ -31,18 +33,14 @@ class AccessLevel(StrEnum):
     RESTRICTED = "restricted"
 
 
-class _Tolerant(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class TokenGrant(_Tolerant):
+class TokenGrant(Tolerant):
     access_token: SecretStr
     token_type: str = "Bearer"
     expires_in: int = Field(default=3600, gt=0)
     scope: str | None = None
 
 
-class Telephony(_Tolerant):
+class Telephony(Tolerant):
     enabled: bool = False
     phone_number: str | None = None
     pin_code: str | None = None
@@ -53,7 +51,7 @@ class Telephony(_Tolerant):
         return self.enabled and bool(self.phone_number)
 
 
-class Room(_Tolerant):
+class Room(Tolerant):
     id: str
     slug: str
     name: str | None = None
@@ -74,7 +72,7 @@ class Room(_Tolerant):
         return urlunsplit(parts._replace(path=quote(re.sub("/{2,}", "/", parts.path), safe=_PATH_SAFE)))
 
 
-class RoomPage(_Tolerant):
+class RoomPage(Tolerant):
     count: int
     next: str | None = None
     previous: str | None = None

@@ -25,7 +25,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from clients.errors import describe_error
-from clients.inference_errors import (
+from clients.inference.errors import (
     InferenceError,
     InferenceRefused,
     InferenceUnavailable,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from clients.keys import email_digest, key
-from clients.room_models import Room
+from clients.redis_keys import email_digest, key
+from clients.rooms.models import Room
 from clients.storage import degraded
 
 KEEP = 5

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from clients.keys import key
-from clients.room_models import Room
+from clients.redis_keys import key
+from clients.rooms.models import Room
 from clients.storage import as_text, degraded
 
 TTL = 90 * 24 * 3600
