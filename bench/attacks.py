@@ -13,16 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import subprocess
-import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 
-from bench.rooms import fire, percentile, start, wait_for
-from bot.redis_server import EmbeddedRedis
-from tests.conftest import bot_env
-from tests.fakes.loopback import LoopbackServer
+from bench.rooms import World, fire, percentile, wait_for
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
@@ -85,21 +81,14 @@ async def slow_clients(host: str, port: int, stop: asyncio.Event) -> None:
 
 async def main() -> list[tuple[str, str, str]]:
     meet, slack = FakeMeet(delay=0.05), FakeSlack()
-    meet_server, slack_server = LoopbackServer(meet.asgi()).start(), LoopbackServer(slack.asgi()).start()
-    slack.base, meet.base = slack_server.url, meet_server.url
     for index in range(PEOPLE):
         slack.add_user(f"U0P{index}", f"person{index}@example.gouv.fr", locale="en-US")
         meet.add_user(f"person{index}@example.gouv.fr")
     slack.add_user("U0WARM", "warm@example.gouv.fr", locale="en-US")  # warms up without caching a token
-    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
-    redis = EmbeddedRedis(folder / "redis")
-    redis.start()
-    env = {**bot_env(meet, slack), "REDIS_URL": redis.url, "DATA_DIR": str(folder)}
-    processes = []
-    try:
-        bare, bare_url = start(["bench/bare_app.py"], {k: v for k, v in env.items() if k != "SLACK_BOT_TOKEN"})
-        bot, bot_url = start(["-m", "bot", "serve"], env)
-        processes += [bare, bot]
+    with World(meet, slack) as world:
+        bare_url = world.start(["bench/bare_app.py"], bare=True)
+        bot_url = world.start(["-m", "bot", "serve"])
+        bot = world.processes[-1]
         for url in (bare_url, bot_url):  # Bolt's first request calls auth.test
             await fire([url], "U0WARM", slack.response_url(), 5, 5)
 
@@ -122,13 +111,6 @@ async def main() -> list[tuple[str, str, str]]:
         besieged = await fire([bot_url], "U0P0", slack.response_url(), 50, 10)
         stop.set()
         await loris
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(15)
-        redis.stop()
-        meet_server.stop()
-        slack_server.stop()
 
     def p(values: list[float], q: int) -> str:
         return f"{percentile(values, q) * 1000:.0f} ms"

@@ -54,27 +54,50 @@ async def fire(bases: list[str], user: str, response_url: str, count: int, concu
     return latencies
 
 
+class World:
+    """The fakes and an embedded Redis on loopback, and the servers a benchmark starts against them
+    (`serve` with `env`); everything stops when the block ends."""
+
+    def __init__(self, meet: FakeMeet, slack: FakeSlack) -> None:
+        self.meet, self.slack = meet, slack
+        self.processes: list[subprocess.Popen] = []
+
+    def __enter__(self) -> World:
+        self._servers = [LoopbackServer(self.meet.asgi()).start(), LoopbackServer(self.slack.asgi()).start()]
+        self.meet.base, self.slack.base = self._servers[0].url, self._servers[1].url
+        folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
+        self._redis = EmbeddedRedis(folder / "redis")
+        self._redis.start()
+        self.env = {**bot_env(self.meet, self.slack), "REDIS_URL": self._redis.url, "DATA_DIR": str(folder)}
+        return self
+
+    def start(self, args: list[str], *, bare: bool = False) -> str:
+        """A bot (`bare`: the ack-only baseline) in its own process; its base URL."""
+        env = {k: v for k, v in self.env.items() if k != "SLACK_BOT_TOKEN"} if bare else self.env
+        process, url = start(args, env)
+        self.processes.append(process)
+        return url
+
+    def __exit__(self, *exc: object) -> None:
+        for process in self.processes:
+            process.terminate()
+            process.wait(15)
+        self._redis.stop()
+        for server in self._servers:
+            server.stop()
+
+
 def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 async def main() -> list[tuple[str, str, str]]:
     meet, slack = FakeMeet(delay=SERVICE_DELAY), FakeSlack()
-    meet_server, slack_server = LoopbackServer(meet.asgi()).start(), LoopbackServer(slack.asgi()).start()
-    slack.base = slack_server.url
     slack.add_user("U0BENCH", "bench@example.gouv.fr", locale="en-US")
     meet.add_user("bench@example.gouv.fr")
-    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
-    redis = EmbeddedRedis(folder / "redis")
-    redis.start()
-    meet.base = meet_server.url
-    env = {**bot_env(meet, slack), "REDIS_URL": redis.url, "DATA_DIR": str(folder)}
-    processes = []
-    try:
-        bare, bare_url = start(["bench/bare_app.py"], {k: v for k, v in env.items() if k != "SLACK_BOT_TOKEN"})
-        first, first_url = start(["-m", "bot", "serve"], env)
-        second, second_url = start(["-m", "bot", "serve"], env)
-        processes += [bare, first, second]
+    with World(meet, slack) as world:
+        bare_url = world.start(["bench/bare_app.py"], bare=True)
+        first_url, second_url = world.start(["-m", "bot", "serve"]), world.start(["-m", "bot", "serve"])
 
         # 20 cold commands of one person over two processes: how many token requests?
         await fire([first_url, second_url], "U0BENCH", slack.response_url(), 20, 20)
@@ -88,13 +111,6 @@ async def main() -> list[tuple[str, str, str]]:
         for name, url in (("bare AsyncApp (ack only)", bare_url), ("roombot /room list", first_url)):
             latencies = await fire([url], "U0BENCH", slack.response_url(), REQUESTS, CONCURRENCY)
             rows.append((name, percentile(latencies, 50), percentile(latencies, 99), max(latencies)))
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(15)
-        redis.stop()
-        meet_server.stop()
-        slack_server.stop()
 
     bare_row, bot_row = rows
     return [

@@ -18,8 +18,8 @@ from slack_sdk.models.blocks import (
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.service import STATES
+from handlers.blocks import MAX_BLOCKS, Message
 from handlers.i18n import Mrkdwn, text
-from handlers.room_messages import MAX_BLOCKS, Message
 
 BARS = "▁▂▃▄▅▆▇█"
 SECTIONS_PER_MESSAGE = MAX_BLOCKS - 3  # room for a header, the summary and a "part n of m" line

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers.room_messages import Message
+from handlers.blocks import Message
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from handlers.blocks import Message, plain
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who
-from handlers.room_messages import Message, plain, room_message
+from handlers.room_messages import room_message
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

@@ -15,14 +15,9 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from handlers.blocks import MAX_BLOCKS, Message, join_button
 from handlers.i18n import text
-from handlers.room_messages import (
-    MAX_BLOCKS,
-    Message,
-    join_button,
-    room_entry,
-    room_link,
-)
+from handlers.room_messages import room_entry, room_link
 
 HOME_NEW_ROOM = "home_new_room"
 MAX_VIEW_BLOCKS = 100

@@ -15,9 +15,9 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from handlers.blocks import Message, plain
 from handlers.failures import COMMANDS, explain
 from handlers.profiles import language_of, load_profile, usable_email
-from handlers.room_messages import Message, plain
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

@@ -9,14 +9,10 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel
+from handlers.blocks import Message
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, reply_for
-from handlers.room_messages import (
-    Message,
-    help_message,
-    room_list_message,
-    room_message,
-)
+from handlers.room_messages import help_message, room_list_message, room_message
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
 

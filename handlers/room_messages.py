@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote
 
 from slack_sdk.models.blocks import (
@@ -18,54 +16,23 @@ from slack_sdk.models.blocks import (
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn
 from handlers.i18n import Mrkdwn, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"
 ACTION_SEND_DM = "room_send_dm"
-ACTION_OPEN = "room_open"
 ACTION_SHOW = "room_show"
 ACTION_LIST_PAGE = "room_list_page"
-
-MAX_BLOCKS = 50
-
-
-@dataclass(frozen=True)
-class Message:
-    """A reply: notification text plus blocks, ready for `respond(**message.payload())`."""
-
-    text: str
-    blocks: list[Block]
-
-    def payload(self, **extra: Any) -> dict[str, Any]:
-        assert len(self.blocks) <= MAX_BLOCKS, "builders must keep under Slack's 50-block cap"
-        return {"text": self.text, "blocks": [block.to_dict() for block in self.blocks], **extra}
-
-
-MAX_SECTION_TEXT = 3000
-
-
-def plain(lang_text: str) -> Message:
-    """One section of text, cut to Slack's limit (a builder's slip must not cost the answer)."""
-    shown = lang_text if len(lang_text) <= MAX_SECTION_TEXT else lang_text[: MAX_SECTION_TEXT - 1] + "…"
-    return Message(text=shown, blocks=[SectionBlock(text=MarkdownTextObject(text=shown))])
 
 
 def room_link(room: Room, site: str) -> str | None:
     return room.url or (f"{site.rstrip('/')}/{quote(room.slug)}" if site else None)
 
 
-def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
-    return Mrkdwn(f"<{escape(url)}|{escape(label or url)}>")
-
-
 def room_label(room: Room, site: str) -> Mrkdwn:
     """The room's slug, linked to the room when it has a link."""
     url = room_link(room, site)
     return link_mrkdwn(url, room.slug) if url else Mrkdwn(escape(room.slug))
-
-
-def join_button(lang: str, url: str, *, primary: bool = True) -> ButtonElement:
-    return ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary" if primary else None)
 
 
 def room_entry(lang: str, room: Room, site: str, accessory: ButtonElement | None) -> SectionBlock:

@@ -15,16 +15,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room, is_room_id
+from handlers.blocks import Message, plain
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
-from handlers.room_messages import (
-    ACTION_SEND_DM,
-    ACTION_SHARE_CHANNEL,
-    Message,
-    plain,
-    room_label,
-)
+from handlers.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
 from handlers.services import Services
 from handlers.share_messages import (
     DM_MODAL,

@@ -21,9 +21,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
+from handlers.blocks import join_button
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
-from handlers.room_messages import join_button, room_details
+from handlers.room_messages import room_details
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
 
