@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
+    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -20,6 +21,7 @@ from handlers.i18n import text
 from handlers.room_messages import room_entry, room_link
 
 HOME_NEW_ROOM = "home_new_room"
+HOME_NEW_ROOM_OPTIONS = "home_new_room_options"
 MAX_VIEW_BLOCKS = 100
 
 
@@ -34,7 +36,12 @@ def home_view(
 ) -> View:
     """`rooms` is None when they could not be read; `notices` say what just happened (or went
     wrong); `recent` are the rooms the bot made for the person lately, shown first."""
-    blocks: list[Block] = [HeaderBlock(text=text(lang, "list.title")), _new_room_control(lang, levels)]
+    blocks: list[Block] = [
+        HeaderBlock(text=text(lang, "list.title")),
+        _new_room_control(lang, levels),
+        SectionBlock(text=MarkdownTextObject(text=" "), accessory=ButtonElement(
+            text=text(lang, "home.new_room_options"), action_id=HOME_NEW_ROOM_OPTIONS)),
+    ]
     for notice in notices:
         blocks += notice.blocks
     if rooms is not None:

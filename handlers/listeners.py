@@ -5,6 +5,7 @@ from slack_bolt.async_app import AsyncApp
 from handlers import (
     dedupe,
     home,
+    new_room,
     request_ids,
     room_actions,
     room_command,
@@ -21,4 +22,5 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     room_actions.register(app, services)
     share.register(app, services)
     home.register(app, services)
+    new_room.register(app, services)
     unfurl.register(app, services)

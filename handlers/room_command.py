@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -11,6 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.models import AccessLevel
 from handlers.blocks import Message
 from handlers.i18n import quoted, text
+from handlers.new_room import create_and_invite
 from handlers.on_behalf import Asker, reply_for
 from handlers.room_messages import help_message, room_list_message, room_message
 from handlers.room_refs import read_room_ref
@@ -20,6 +22,8 @@ from handlers.services import Services
 @dataclass(frozen=True)
 class New:
     level: AccessLevel | None
+    people: tuple[str, ...] = ()  # user ids mentioned: the room is sent to them
+    channel: str | None = None  # a channel mentioned: the invitation is posted there
 
 
 @dataclass(frozen=True)
@@ -43,17 +47,16 @@ class Help:
 Request = New | List | Show | Help
 
 
+_PERSON = re.compile(r"<@([UW][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
+_CHANNEL = re.compile(r"<#([CG][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
+
+
 def parse(command_text: str) -> Request:
     words = command_text.split()
     verb = words[0].lower() if words else "help"
     args = words[1:]
-    if verb == "new" and len(args) <= 1:
-        if not args:
-            return New(None)
-        try:
-            return New(AccessLevel(args[0].lower()))
-        except ValueError:
-            return Help("usage.bad_level", {"level": quoted(args[0])})
+    if verb == "new":
+        return parse_new(command_text.strip()[len(words[0]):])
     if verb == "list" and len(args) <= 1:
         if not args:
             return List(1)
@@ -69,6 +72,21 @@ def parse(command_text: str) -> Request:
     if verb == "help" and not args:
         return Help()
     return Help("usage.unknown", {"words": quoted(command_text.strip())})
+
+
+def parse_new(rest: str) -> New | Help:
+    """`[level] [<@U…|name> …] [<#C…|name>]`, the mentions as Slack escapes them, in any order."""
+    people = tuple(dict.fromkeys(_PERSON.findall(rest)))
+    channels = _CHANNEL.findall(rest)
+    words = _CHANNEL.sub(" ", _PERSON.sub(" ", rest)).split()
+    if len(words) > 1 or len(channels) > 1:
+        return Help("usage.unknown", {"words": quoted(("new " + rest.strip()).strip())})
+    level = None
+    if words:
+        if words[0].lower() not in AccessLevel.__members__.values():
+            return Help("usage.bad_level", {"level": quoted(words[0])})
+        level = AccessLevel(words[0].lower())
+    return New(level, people, channels[0] if channels else None)
 
 
 def page_number(text: str) -> int | None:
@@ -87,25 +105,24 @@ def register(app: AsyncApp, services: Services) -> None:
     async def room_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = parse(command.get("text", ""))
-        await reply_for(
-            services,
-            client,
-            respond,
-            Asker(command["team_id"], command["user_id"]),
-            name=type(request).__name__.lower(),
-            work=lambda email, lang: answer(services, request, email, lang),
-            needs_email=not isinstance(request, Help),
-        )
+        asker = Asker(command["team_id"], command["user_id"])
+
+        async def work(email: str, lang: str) -> Message:
+            if isinstance(request, New):
+                return await create_and_invite(services, client, asker, email, lang, level=request.level,
+                                               people=request.people, channel=request.channel)
+            return await answer(services, request, email, lang)
+
+        await reply_for(services, client, respond, asker, name=type(request).__name__.lower(), work=work,
+                        needs_email=not isinstance(request, Help))
 
     app.command("/room")(room_command)
 
 
-async def answer(services: Services, request: Request, email: str, lang: str) -> Message:
-    """What a `/room` request shows; the room buttons ask for the same answers."""
+async def answer(services: Services, request: List | Show | Help, email: str, lang: str) -> Message:
+    """What a `/room` request that makes nothing shows; the room buttons ask for the same answers."""
     site = services.room_site
     match request:
-        case New(level=level):
-            return room_message(lang, await services.rooms.create(email, level), site, created=True)
         case List(page=page):
             return room_list_message(lang, await services.rooms.list(email, page), page, site)
         case Show(room_id=str(room_id)):

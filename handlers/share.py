@@ -44,30 +44,26 @@ NOT_POSTABLE = {"not_in_channel", "channel_not_found", "is_archived", "restricte
 # Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
 DM_CONCURRENCY = 4
 PRE_ACK_SECONDS = 1.0
+ALREADY = "already"
 
 
 def register(app: AsyncApp, services: Services) -> None:
     async def share_in_channel(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
-        user_id, channel = who(body).user_id, _channel_of(body)
+        user_id, channel = who(body).user_id, channel_of(body)
 
         async def work(email: str, lang: str) -> Message | None:
             room = await services.rooms.get(email, action.get("value", ""))
-            claim = ("share", room.id, channel)
-            if not await services.once.claim(*claim, ttl=SHARE_WINDOW):
-                return plain(text(lang, "share.already"))
-            message = invitation(lang, room, services.room_site, user_id)
-            try:
-                await client.chat_postMessage(channel=channel, unfurl_links=False, **message.payload())
+            refused = await post_invitation(services, client, room, user_id, channel, lang)
+            if refused is None:
                 return plain(text(lang, "share.posted", channel=Mrkdwn(f"<#{channel}>")))
-            except SlackApiError as error:
-                if error.response.get("error") not in NOT_POSTABLE:
-                    await services.once.release(*claim)
-                    raise
+            if refused == ALREADY:
+                return plain(text(lang, "share.already"))
             # A private channel or a DM the bot is not in: post as the person, through response_url.
+            message = invitation(lang, room, services.room_site, user_id)
             if await respond_ok(respond, message, response_type="in_channel", replace_original=False):
                 return None
-            await services.once.release(*claim)
+            await services.once.release("share", room.id, channel)
             return plain(text(lang, "share.cannot_post", link=room_label(room, services.room_site)))
 
         await reply_for(services, client, respond, who(body), name="share_channel", work=work)
@@ -76,12 +72,12 @@ def register(app: AsyncApp, services: Services) -> None:
         await ack()
         asker = who(body)
         user_id = asker.user_id
-        lang = await _language_quickly(services, client, asker)  # the trigger lives 3 s
+        lang = await language_quickly(services, client, asker)  # the trigger lives 3 s
         value = str(action.get("value", ""))
         if not is_room_id(value):  # a forged button: no modal for a room that cannot exist
             await reply_privately(client, respond, user_id, plain(text(lang, "error.room_not_found", ref=quoted(value))))
             return
-        target = DmTarget(room_id=value, channel_id=_channel_of(body))
+        target = DmTarget(room_id=value, channel_id=channel_of(body))
         try:
             await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
         except SlackApiError as error:
@@ -93,8 +89,8 @@ def register(app: AsyncApp, services: Services) -> None:
         people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
         asker = who(body)
-        team_id, user_id = asker.team_id, asker.user_id
-        lang = await _language_quickly(services, client, asker)  # ack is due within 3 s
+        user_id = asker.user_id
+        lang = await language_quickly(services, client, asker)  # ack is due within 3 s
         if not people or len(people) > MAX_PEOPLE:
             await ack(response_action="errors", errors={PEOPLE_BLOCK: text(lang, "dm.choose_people", most=MAX_PEOPLE)})
             return
@@ -103,7 +99,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
         async def work(email: str, lang: str) -> Message:
             room = await services.rooms.get(email, target.room_id)
-            sent, skipped = await _deliver(services, client, team_id, user_id, room, people, note)
+            sent, skipped = await send_invitations(services, client, asker, room, people, note)
             return dm_result(lang, sent, skipped)
 
         lang, message = await run_for(services, client, asker, name="send_dm", work=work)
@@ -119,10 +115,32 @@ def register(app: AsyncApp, services: Services) -> None:
     app.view(DM_MODAL)(send_dms)
 
 
-async def _deliver(
-    services: Services, client: AsyncWebClient, team_id: str, inviter: str, room: Room, people: list[str], note: str
+async def post_invitation(
+    services: Services, client: AsyncWebClient, room: Room, inviter: str, channel: str, lang: str, *, thread_ts: str | None = None
+) -> str | None:
+    """Posts `room`'s invitation in `channel` (in a thread when `thread_ts`), once per room and place;
+    None when it went out, ALREADY when it had, else Slack's reason the bot may not post there (the
+    claim is kept: the caller may post another way, or release it)."""
+    claim = ("share", room.id, channel)
+    if not await services.once.claim(*claim, ttl=SHARE_WINDOW):
+        return ALREADY
+    message = invitation(lang, room, services.room_site, inviter)
+    try:
+        await client.chat_postMessage(channel=channel, unfurl_links=False, thread_ts=thread_ts, **message.payload())
+        return None
+    except SlackApiError as error:
+        code = str(error.response.get("error"))
+        if code not in NOT_POSTABLE:
+            await services.once.release(*claim)
+            raise
+        return code
+
+
+async def send_invitations(
+    services: Services, client: AsyncWebClient, asker: Asker, room: Room, people: list[str], note: str = ""
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Sends the invitation to each person, in their own language; says who was skipped and why."""
+    team_id, inviter = asker.team_id, asker.user_id
     limit = asyncio.Semaphore(DM_CONCURRENCY)
 
     async def one(person: str) -> str | None:
@@ -163,7 +181,7 @@ async def _profile_or_none(client: AsyncWebClient, services: Services, team_id: 
         return None
 
 
-async def _language_quickly(services: Services, client: AsyncWebClient, asker: Asker) -> str:
+async def language_quickly(services: Services, client: AsyncWebClient, asker: Asker) -> str:
     """The person's language when their (usually cached) profile comes within a second, else the default:
     this runs before an ack or a views.open, which Slack allows 3 s."""
     try:
@@ -173,6 +191,6 @@ async def _language_quickly(services: Services, client: AsyncWebClient, asker: A
     return language_of(profile, services.default_language)
 
 
-def _channel_of(body: dict) -> str:
+def channel_of(body: dict) -> str:
     return (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
 

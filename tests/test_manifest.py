@@ -41,8 +41,21 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
         "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read", "users:read.email"}
     events = manifest["settings"]["event_subscriptions"]
     assert events["request_url"] == command["url"]
-    assert set(events["bot_events"]) == {"app_home_opened", "link_shared"}
+    assert set(events["bot_events"]) == {"app_home_opened", "link_shared", "function_executed"}
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+
+
+def test_manifest_declares_the_shortcuts_and_the_workflow_step_the_bot_serves(manifest: dict):
+    from handlers.new_room import CREATE_ROOM_FUNCTION, FROM_MESSAGE_SHORTCUT, NEW_ROOM_SHORTCUT
+
+    shortcuts = {s["callback_id"]: s["type"] for s in manifest["features"]["shortcuts"]}
+    assert shortcuts == {NEW_ROOM_SHORTCUT: "global", FROM_MESSAGE_SHORTCUT: "message"}
+    step = manifest["functions"][CREATE_ROOM_FUNCTION]
+    assert step["input_parameters"]["owner"] == {**step["input_parameters"]["owner"], "type": "slack#/types/user_id",
+                                                 "is_required": True}
+    assert step["input_parameters"]["access_level"]["is_required"] is False
+    assert set(step["output_parameters"]) == {"room_url", "room_id", "access_level"}
+    assert manifest["settings"]["function_runtime"] == "remote" and manifest["settings"]["org_deploy_enabled"] is True
 
 
 def test_manifest_unfurls_the_domain_of_the_room_links(manifest: dict):

@@ -33,6 +33,10 @@ class AccessLevel(StrEnum):
     RESTRICTED = "restricted"
 
 
+#: What a room's `configuration.can_publish_sources` may hold (the service's `RoomConfiguration`).
+PUBLISH_SOURCES = ("camera", "microphone", "screen_share", "screen_share_audio")
+
+
 class TokenGrant(Tolerant):
     access_token: SecretStr
     token_type: str = "Bearer"

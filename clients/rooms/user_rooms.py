@@ -10,7 +10,7 @@ it tokens, and refuses all of them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import SecretStr
 
@@ -66,9 +66,13 @@ class UserRooms:
         await self.directory.remember(rooms.results)
         return rooms
 
-    async def create(self, email: str, access_level: AccessLevel | None = None) -> Room:
+    async def create(
+        self, email: str, access_level: AccessLevel | None = None, configuration: dict[str, Any] | None = None
+    ) -> Room:
+        """A room owned by the person; `configuration` as the service takes it (who may publish what,
+        whether everyone may mute others), None for the service's defaults."""
         try:
-            room = await self._as(email, lambda token: self._service.create_room(token, access_level))
+            room = await self._as(email, lambda token: self._service.create_room(token, access_level, configuration))
         except PublicRoomsDisabled:
             await self.levels.refused(AccessLevel.PUBLIC)
             raise

@@ -231,6 +231,9 @@ class FakeMeet:
         configuration = data.get("configuration", {})
         if configuration is None:
             return JSONResponse({"configuration": ["This field may not be null."]}, status_code=400)
+        refused = _check_configuration(configuration)
+        if refused is not None:
+            return JSONResponse({"configuration": [refused]}, status_code=400)
         assert user is not None  # _auth gives a user or a refusal
         room = self._new_room(user, level, configuration)
         body = _public(room)
@@ -273,6 +276,23 @@ class FakeMeet:
         with self._lock:
             self.rooms[room["id"]] = room
         return room
+
+
+SOURCES = ("camera", "microphone", "screen_share", "screen_share_audio")
+
+
+def _check_configuration(configuration: dict) -> dict | None:
+    """The pydantic error the real server answers for a bad `RoomConfiguration` (meet-api.md §4)."""
+    for name, value in configuration.items():
+        if name not in ("can_publish_sources", "everyone_can_mute"):
+            return {"type": "extra_forbidden", "loc": [name], "msg": "Extra inputs are not permitted", "input": str(value),
+                    "url": "https://errors.pydantic.dev/2.13/v/extra_forbidden"}
+    for index, source in enumerate(configuration.get("can_publish_sources") or []):
+        if source not in SOURCES:
+            expected = ", ".join(f"'{s}'" for s in SOURCES)
+            return {"type": "literal_error", "loc": ["can_publish_sources", index], "input": source,
+                    "msg": f"Input should be {expected}", "ctx": {"expected": expected}}
+    return None
 
 
 def _public(room: dict) -> dict:

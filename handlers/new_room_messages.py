@@ -1,0 +1,94 @@
+"""The new-room modal (level, who may publish what, moderation, where to post the invitation), and
+how its answers and the service's field errors map onto each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    CheckboxesElement,
+    ConversationSelectElement,
+    InputBlock,
+    Option,
+    PlainTextObject,
+    StaticSelectElement,
+)
+from slack_sdk.models.views import View
+
+from clients.rooms.models import PUBLISH_SOURCES, AccessLevel
+from handlers.blocks import Message
+from handlers.i18n import text
+
+NEW_ROOM_MODAL = "room_new_modal"
+LEVEL, PUBLISH, MUTE, POST_IN = "level", "publish", "mute", "post_in"  # block and action ids
+EVERYONE_CAN_MUTE = "everyone_can_mute"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the person asked for in the modal."""
+
+    level: AccessLevel | None
+    configuration: dict[str, Any] | None
+    post_in: str | None
+
+
+def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
+    """Only the levels the room service accepts are offered; nothing ticked means its defaults."""
+    options = [Option(value=level.value, text=text(lang, f"level_short.{level.value}")) for level in levels]
+    sources = [Option(value=source, text=text(lang, f"source.{source}")) for source in PUBLISH_SOURCES]
+    return View(
+        type="modal",
+        callback_id=NEW_ROOM_MODAL,
+        title=PlainTextObject(text=text(lang, "new.title")[:24]),
+        submit=PlainTextObject(text=text(lang, "new.submit")),
+        close=PlainTextObject(text=text(lang, "new.cancel")),
+        blocks=[
+            InputBlock(block_id=LEVEL, label=text(lang, "new.level_label"),
+                       element=StaticSelectElement(action_id=LEVEL, options=options, initial_option=options[0] if options else None)),
+            InputBlock(block_id=PUBLISH, label=text(lang, "new.publish_label"), optional=True,
+                       hint=text(lang, "new.publish_hint"), element=CheckboxesElement(action_id=PUBLISH, options=sources)),
+            InputBlock(block_id=MUTE, label=text(lang, "new.mute_label"), optional=True,
+                       element=CheckboxesElement(action_id=MUTE, options=[
+                           Option(value=EVERYONE_CAN_MUTE, text=text(lang, "new.mute_option"))])),
+            InputBlock(block_id=POST_IN, label=text(lang, "new.post_in_label"), optional=True,
+                       element=ConversationSelectElement(action_id=POST_IN)),
+        ],
+    )
+
+
+def read_choice(view: dict[str, Any]) -> Choice:
+    """The modal's answers, whatever Slack (or a forger) sent: unknown values are dropped."""
+    values = (view.get("state") or {}).get("values") or {}
+
+    def field(block: str) -> dict[str, Any]:
+        value = (values.get(block) or {}).get(block)
+        return value if isinstance(value, dict) else {}
+
+    level = str((field(LEVEL).get("selected_option") or {}).get("value", ""))
+    ticked = [str(option.get("value")) for option in field(PUBLISH).get("selected_options") or [] if isinstance(option, dict)]
+    sources = [source for source in PUBLISH_SOURCES if source in ticked]
+    mute = any(isinstance(o, dict) and o.get("value") == EVERYONE_CAN_MUTE for o in field(MUTE).get("selected_options") or [])
+    configuration: dict[str, Any] = {}
+    if sources:
+        configuration["can_publish_sources"] = sources
+    if mute:
+        configuration["everyone_can_mute"] = True
+    post_in = field(POST_IN).get("selected_conversation")
+    return Choice(
+        level=AccessLevel(level) if level in AccessLevel.__members__.values() else None,
+        configuration=configuration or None,
+        post_in=str(post_in)[:30] if post_in else None,
+    )
+
+
+def field_errors(fields: dict[str, str], explained: Message) -> dict[str, str]:
+    """The service's refusal shown on the modal's fields it concerns (`response_action: errors`)."""
+    words = explained.text[:150]
+    shown: dict[str, str] = {}
+    if "access_level" in fields:
+        shown[LEVEL] = words
+    if "configuration" in fields:
+        shown[MUTE if "everyone_can_mute" in fields["configuration"] else PUBLISH] = words
+    return shown or {LEVEL: words}
