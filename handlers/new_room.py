@@ -90,6 +90,8 @@ def register(app: AsyncApp, services: Services) -> None:
         channel = channel_of(body)
         message = body.get("message") or {}
         thread = str(message.get("thread_ts") or message.get("ts") or "")[:30] or None
+        if not await _first(services, "from_message", asker.user_id, channel[:30], thread or ""):
+            return  # a double click on the shortcut: the first one makes the room
 
         async def work(email: str, lang: str) -> Message | None:
             room = await services.rooms.create(email)

@@ -97,9 +97,10 @@ async def test_a_refused_level_comes_back_on_the_modals_field(bot, slack: FakeSl
 
 async def test_a_room_about_a_message_is_posted_in_its_thread(bot, slack: FakeSlack, meet: FakeMeet, alice):
     message = {"type": "message", "user": "U0BOB", "ts": "1700000000.000500", "text": "on en parle ?"}
-    response = await bot.post(interaction("message_action", callback_id="room_from_message", channel={"id": "C0PUBLIC"},
-                                          message=message, response_url=slack.response_url("shortcut")))
-    assert response.status_code == 200
+    for _ in range(2):  # a double click
+        response = await bot.post(interaction("message_action", callback_id="room_from_message", channel={"id": "C0PUBLIC"},
+                                              message=message, response_url=slack.response_url("shortcut")))
+        assert response.status_code == 200
     await bot.runtime.tasks.drain(5)
     [room] = meet.rooms.values()
     [posted] = slack.posted("C0PUBLIC")
