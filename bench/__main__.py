@@ -1,4 +1,4 @@
-"""`python -m bench [rooms|digest|attacks]`: every benchmark, each compared in the same run, in one table."""
+"""`python -m bench [rooms|digest|attacks|pacing]`: every benchmark, each compared in the same run, in one table."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import os
 import platform
 import sys
 
-from bench import attacks, digest, rooms
+from bench import attacks, digest, pacing, rooms
 
-SUITES = {"rooms": rooms.main, "digest": digest.main, "attacks": attacks.main}
+SUITES = {"rooms": rooms.main, "digest": digest.main, "attacks": attacks.main, "pacing": pacing.main}
 
 
 def machine() -> str:

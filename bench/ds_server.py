@@ -24,6 +24,8 @@ SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ds-schema.gra
 def main() -> None:
     port, spec = int(os.environ["PORT"]), sys.argv[1]
     fake = FakeDS(load_schema(SCHEMA))
+    if os.environ.get("DS_PER_WINDOW"):  # enforce the service's rate limit: N per epoch-aligned minute
+        fake.per_window = int(os.environ["DS_PER_WINDOW"])
     sizes = {int(n): int(count) for n, count in (part.split(":") for part in spec.split(","))}
     fake.now = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=sum(sizes.values()) + 3600)
     for number, count in sizes.items():
@@ -39,7 +41,11 @@ def main() -> None:
         return JSONResponse({"changed": len(chosen)})
 
     app = fake.asgi()
+    async def stats(request: Request) -> JSONResponse:
+        return JSONResponse({"too_many": fake.too_many, "requests": len(fake.queries)})
+
     app.router.routes.append(Route("/admin/change", change, methods=["POST"]))
+    app.router.routes.append(Route("/admin/stats", stats, methods=["GET"]))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -6,6 +6,7 @@ one digest goes out per day, each part once, even when a run is retried after a 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import logging
@@ -24,6 +25,7 @@ from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.inference.service import InferenceService
+from clients.redis_keys import digest as hashed
 from handlers.digest_messages import (
     DigestFailure,
     DigestLine,
@@ -35,6 +37,7 @@ from handlers.digest_summary import summary_line
 log = logging.getLogger(__name__)
 
 TREND_DAYS = 14
+CONCURRENT_DEMARCHES = 4
 
 
 class Outcome(StrEnum):
@@ -58,21 +61,25 @@ class DigestJob:
     inference: InferenceService | None = None  # writes the optional AI line when configured
 
     async def compute(self, day: dt.date, progress_for: Callable[[int], Progress] | None = None) -> Digest:
-        """Counts the démarches one after the other (they share one rate limit); failures are kept aside."""
-        digest = Digest([], [])
-        for number in self.settings.digest_demarches:
-            previous = await self.store.previous(number)
-            try:
-                counts = await self.counter.count(number, since=previous.at if previous else None,
-                                                  progress=progress_for(number) if progress_for else None)
-            except DossierServiceError as error:
-                level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
-                log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
-                digest.failures.append(DigestFailure(number, error.reason))
-                continue
-            history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
-            digest.lines.append(DigestLine(counts, previous, history))
-        return digest
+        """Counts the démarches a few at a time (the token's allowance is shared through the rate
+        limiter, so concurrency only fills each window faster); failures are kept aside."""
+        limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
+
+        async def one(number: int) -> DigestLine | DigestFailure:
+            async with limit:
+                previous = await self.store.previous(number)
+                try:
+                    counts = await self.counter.count(number, since=previous.at if previous else None,
+                                                      progress=progress_for(number) if progress_for else None)
+                except DossierServiceError as error:
+                    level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
+                    log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
+                    return DigestFailure(number, error.reason)
+                history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
+                return DigestLine(counts, previous, history)
+
+        results = await asyncio.gather(*(one(number) for number in self.settings.digest_demarches))
+        return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
 
     async def summary(self, digest: Digest) -> str | None:
         """The AI line, when the inference service is configured and answers in time."""
@@ -116,8 +123,9 @@ async def digest_job(
 ) -> AsyncIterator[DigestJob]:
     settings.require("ds_api_token")
     assert settings.ds_api_token is not None
-    service = DossierService(str(settings.ds_api_url), settings.ds_api_token,
-                             limiter=RateLimiter(settings.ds_requests_per_minute))
+    # one allowance per token, shared by every process through Redis (named by a hash of the token)
+    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(settings.ds_api_token.get_secret_value(), 16))
+    service = DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=limiter)
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(service.aclose)
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None

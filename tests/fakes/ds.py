@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import math
 import random
 import time
 from bisect import bisect_right
@@ -73,6 +74,10 @@ class FakeDS:
     out_of_scope: set[int] = field(default_factory=set)
     timeouts: int = 0  # answer the next N requests with a `timeout` error
     rate_limited: int = 0  # answer the next N requests with the plain-text 429
+    per_window: int | None = None  # rack-attack: this many requests per fixed window, then 429
+    window: float = 60.0  # the window's length in seconds, aligned on the epoch
+    too_many: int = 0  # requests answered 429 by the windows
+    _windows: dict[int, int] = field(default_factory=dict)
     null_deleted_nodes: bool = False  # `nodes: null` on (pending) deleted dossiers, as the schema allows
     queries: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
@@ -161,9 +166,16 @@ class FakeDS:
         if self.forbidden_network:
             return _errors(403, "Request issued from a forbidden network. "
                                 "Add 127.0.0.1/32 to your allowed adresses in your /profil", "forbidden")
+        reset = int(time.time()) + 1
+        if self.per_window is not None:
+            index = int(time.time() // self.window)
+            self._windows[index] = self._windows.get(index, 0) + 1
+            if self._windows[index] > self.per_window:
+                self.too_many += 1
+                self.rate_limited += 1  # answered just below, as the service does
+                reset = math.ceil((index + 1) * self.window)
         if self.rate_limited > 0:
             self.rate_limited -= 1
-            reset = int(time.time()) + 1
             body = "Vous avez effectué trop de requêtes. Calm down, cowboy! Too many requests."
             return Response(body.encode(), status_code=429, headers={"RateLimit-Remaining": "0", "RateLimit-Reset": str(reset)})
         try:

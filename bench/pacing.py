@@ -1,0 +1,83 @@
+"""The dossier walks at the service's real speed (400 requests per token per epoch-aligned minute).
+
+1. A 200-page walk with the bot's rate limiter at 400/min, against a raw loop over the same pages
+   (median of 3 each, alternated; the fake does not limit): what the limiter costs when the
+   allowance is not reached.
+2. 1,000 pages (two démarches of 500, walked at once by two walkers with their own clients and
+   limiters sharing only Redis, as two bot processes would) against a fake that enforces 400 per
+   minute: when the walk ends, next to the physical minimum (the end of the window in which the
+   service's allowance permits the 1,000th request), and how many 429s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+from pydantic import SecretStr
+
+from bench.digest import paginate, raw_walk, timed
+from bench.rooms import start
+from bot.redis_server import EmbeddedRedis
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from tests.fakes.ds import TOKEN
+
+LIMIT = 400
+
+
+async def main() -> list[tuple[str, str, str]]:
+    folder = Path(tempfile.mkdtemp(prefix="roombot-bench-pace-"))
+    redis_server = EmbeddedRedis(folder / "redis")
+    redis_server.start()
+    redis = aioredis.Redis.from_url(redis_server.url, decode_responses=True)
+    free, free_base = start(["bench/ds_server.py", "1:20000"], {}, timeout=120)
+    limited, limited_base = start(["bench/ds_server.py", "2:50000,3:50000"], {"DS_PER_WINDOW": str(LIMIT)}, timeout=180)
+    try:
+        url = f"{free_base}/api/v2/graphql"
+        service = DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(LIMIT, redis=redis, name="bench-free"))
+        await raw_walk(url, 1)
+        raw, ours = [], []
+        for _ in range(3):
+            raw.append(await timed(raw_walk(url, 1)))
+            ours.append(await timed(paginate(service, 1)))
+        await service.aclose()
+
+        url = f"{limited_base}/api/v2/graphql"
+        walkers = [DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(LIMIT, redis=redis, name="bench-limited"))
+                   for _ in range(2)]
+        started = time.time()
+        window = math.floor(started / 60)
+        counts = await asyncio.gather(*(DossierCounter(w, redis).count(n, since=None) for w, n in zip(walkers, (2, 3), strict=True)))
+        ended = time.time()
+        for walker in walkers:
+            await walker.aclose()
+        async with httpx.AsyncClient() as http:
+            stats = (await http.get(f"{limited_base}/admin/stats")).json()
+        requests = sum(c.requests for c in counts)
+        # the service's allowance: LIMIT per window from the window the walk started in
+        physical = (window + math.ceil(requests / LIMIT)) * 60 if requests > LIMIT else started
+    finally:
+        for process in (free, limited):
+            process.terminate()
+            process.wait(15)
+        await redis.aclose()
+        redis_server.stop()
+
+    ratio = statistics.median(ours) / statistics.median(raw)
+    late = ended - max(physical, started)
+    return [
+        ("200-page walk, rate limiter at 400/min (allowance not reached)",
+         f"{statistics.median(ours):.2f} s vs raw loop {statistics.median(raw):.2f} s",
+         f"{ratio:.2f}× (target ≤ 1.1×; 150 ms spacing would take {200 * 60 / LIMIT * 1.02:.1f} s)"),
+        (f"{requests} pages by 2 walkers sharing one token, fake enforcing {LIMIT}/min",
+         f"done {ended - started:.0f} s after the start, {stats['too_many']} × 429",
+         f"{late:+.0f} s from the physical minimum (target: within one 60 s window, no 429)"),
+    ]
