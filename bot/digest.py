@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -19,11 +19,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.inference import inference
-from clients.dossiers.counts import DossierCounter, Progress
-from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
+from clients.dossiers.digest_store import DigestStore, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
+from clients.dossiers.subscriptions import Subscription
 from clients.inference.service import InferenceService
 from clients.redis_keys import digest as hashed
 from handlers.digest_messages import (
@@ -60,17 +61,19 @@ class DigestJob:
     slack: AsyncWebClient | None
     inference: InferenceService | None = None  # writes the optional AI line when configured
 
-    async def compute(self, day: dt.date, progress_for: Callable[[int], Progress] | None = None) -> Digest:
+    async def compute(
+        self, day: dt.date, progress_for: Callable[[int], Progress] | None = None, *, demarches: Sequence[int] | None = None
+    ) -> Digest:
         """Counts the démarches a few at a time (the token's allowance is shared through the rate
-        limiter, so concurrency only fills each window faster); failures are kept aside."""
+        limiter, so concurrency only fills each window faster); failures are kept aside. A démarche
+        another channel's digest counted within the run window is not counted again."""
         limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
 
         async def one(number: int) -> DigestLine | DigestFailure:
             async with limit:
-                previous = await self.store.previous(number)
+                previous = await self.store.previous(number, before=day)
                 try:
-                    counts = await self.counter.count(number, since=previous.at if previous else None,
-                                                      progress=progress_for(number) if progress_for else None)
+                    counts = await self._count(number, day, previous, progress_for(number) if progress_for else None)
                 except DossierServiceError as error:
                     level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
                     log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
@@ -78,8 +81,19 @@ class DigestJob:
                 history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
                 return DigestLine(counts, previous, history)
 
-        results = await asyncio.gather(*(one(number) for number in self.settings.digest_demarches))
+        numbers = self.settings.digest_demarches if demarches is None else demarches
+        results = await asyncio.gather(*(one(number) for number in numbers))
         return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
+
+    async def _count(self, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None) -> DemarcheCounts:
+        async with self.store.counting(number, day):
+            shared = await self.store.shared_count(number, day)
+            if shared is not None:
+                return shared
+            counts = await self.counter.count(number, since=previous.at if previous else None, progress=progress)
+            await self.store.record(counts, day)
+            await self.store.share_count(counts, day)
+            return counts
 
     async def summary(self, digest: Digest) -> str | None:
         """The AI line, when the inference service is configured and answers in time."""
@@ -87,33 +101,49 @@ class DigestJob:
             return None
         return await summary_line(self.inference, self.settings.default_language, digest.lines)
 
-    async def run(self, day: dt.date, *, force: bool = False, progress_for: Callable[[int], Progress] | None = None) -> Outcome:
-        """Posts `day`'s digest unless it went out already (`force` posts it again)."""
-        assert self.slack is not None and self.settings.digest_channel
-        if not force and await self.store.is_posted(day):
+    @property
+    def operators(self) -> Subscription | None:
+        """The operator's own subscription (DIGEST_CHANNEL, DIGEST_DEMARCHES, DIGEST_TIME)."""
+        settings = self.settings
+        if not (settings.digest_channel and settings.digest_demarches):
+            return None
+        return Subscription(settings.digest_channel, tuple(settings.digest_demarches), settings.digest_time)
+
+    async def run(
+        self,
+        day: dt.date,
+        *,
+        subscription: Subscription | None = None,
+        force: bool = False,
+        progress_for: Callable[[int], Progress] | None = None,
+    ) -> Outcome:
+        """Posts `day`'s digest to the subscription's channel (the operator's by default) unless it
+        went out already (`force` posts it again)."""
+        sub = subscription or self.operators
+        assert self.slack is not None and sub is not None
+        channel = sub.channel
+        if not force and await self.store.is_posted(day, channel):
             return Outcome.ALREADY_POSTED
-        async with self.store.day_lease(day) as held:
+        async with self.store.day_lease(day, channel) as held:
             if not held:
                 return Outcome.BUSY
-            if not force and await self.store.is_posted(day):
+            if not force and await self.store.is_posted(day, channel):
                 return Outcome.ALREADY_POSTED
-            digest = await self.compute(day, progress_for)
+            digest = await self.compute(day, progress_for, demarches=sub.demarches)
             lang = self.settings.default_language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
-            run = await self.store.forced_run(day) if force else "daily"
+            run = await self.store.forced_run(day, channel) if force else "daily"
             await post_parts(
                 self.slack,
-                self.settings.digest_channel,
+                channel,
                 messages,
-                already_posted=lambda part: self.store.is_posted(day, f"{run}-{part}"),
-                mark_posted=lambda part: self.store.mark_posted(day, f"{run}-{part}"),
+                already_posted=lambda part: self.store.is_posted(day, channel, f"{run}-{part}"),
+                mark_posted=lambda part: self.store.mark_posted(day, channel, f"{run}-{part}"),
             )
-            for line in digest.lines:
-                await self.store.record(line.counts, day)
-            await self.store.mark_posted(day)
+            await self.store.mark_posted(day, channel)
             if force:
-                await self.store.forced_run_done(day)
-            log.info("digest of %s posted: %d démarche(s), %d failed", day, len(digest.lines), len(digest.failures))
+                await self.store.forced_run_done(day, channel)
+            log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
             return Outcome.POSTED
 
 

@@ -316,12 +316,12 @@ async def many_demarches_job(jobs, ds: FakeDS, redis, count: int = 48, lease: fl
 async def test_a_live_run_keeps_its_lease_and_a_dead_one_frees_the_day_within_it(jobs, ds: FakeDS, redis):
     store = DigestStore(redis, lease=0.3)
     day = dt.date(2026, 1, 5)
-    lock = f"roombot:digest:{day}:lock"
-    async with store.day_lease(day) as held:
+    lock = f"roombot:digest:{day}:{CHANNEL}:lock"
+    async with store.day_lease(day, CHANNEL) as held:
         assert held
         for _ in range(4):  # well past the lease: renewed while the holder lives
             await asyncio.sleep(0.2)
-            async with DigestStore(redis, lease=0.3).day_lease(day) as other:
+            async with DigestStore(redis, lease=0.3).day_lease(day, CHANNEL) as other:
                 assert not other
             assert 0 < await redis.pttl(lock) <= 300  # a holder killed now frees the day within 0.3 s
     assert await redis.exists(lock) == 0
@@ -331,8 +331,8 @@ async def test_a_run_after_a_crash_posts_exactly_the_missing_parts(jobs, ds: Fak
     job = await many_demarches_job(jobs, ds, redis, lease=0.5)
     day = dt.date(2026, 1, 5)
     # what a run killed after posting part 0 leaves: its mark, and its lease running out
-    await job.store.mark_posted(day, "daily-0")
-    await redis.set(f"roombot:digest:{day}:lock", "killed-holder", px=500)
+    await job.store.mark_posted(day, CHANNEL, "daily-0")
+    await redis.set(f"roombot:digest:{day}:{CHANNEL}:lock", "killed-holder", px=500)
     assert await job.run(day) is Outcome.BUSY  # its lease has not run out yet
     outcome = Outcome.BUSY
     for _ in range(100):
@@ -348,8 +348,8 @@ async def test_a_run_after_a_crash_posts_exactly_the_missing_parts(jobs, ds: Fak
 async def test_a_killed_forced_run_retried_posts_only_its_missing_parts(jobs, ds: FakeDS, slack: FakeSlack, redis):
     job = await many_demarches_job(jobs, ds, redis)
     day = dt.date(2026, 1, 5)
-    killed = await job.store.forced_run(day)
-    await job.store.mark_posted(day, f"{killed}-0")  # the killed `--force` run had posted part 0
+    killed = await job.store.forced_run(day, CHANNEL)
+    await job.store.mark_posted(day, CHANNEL, f"{killed}-0")  # the killed `--force` run had posted part 0
     assert await job.run(day, force=True) is Outcome.POSTED
     assert len(digest_posts(slack)) == 1
     assert await job.run(day, force=True) is Outcome.POSTED  # a new forced run posts it all again

@@ -95,7 +95,7 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
         # both schedulers found today's digest due at start-up: one of them posts it; once the day
         # is marked posted, no run can post again
         day = dt.datetime.now(dt.UTC).date()
-        await wait_until(lambda: redis.exists(f"roombot:digest:{day}:posted:all"), "the digest marked posted")
+        await wait_until(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:posted:all"), "the digest marked posted")
         assert len(slack.posted("C0DIGEST")) == 1
         # the retried delivery was refused before its ack; the first one's preview comes after its ack
         await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl"))), "the link preview")

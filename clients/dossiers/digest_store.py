@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 HISTORY_DAYS = 60
 POSTED_TTL = 3 * 24 * 3600
 LEASE = 30.0  # a crashed run frees the day after this; a live one renews it every third of it
+RUN_WINDOW = 30 * 60  # a démarche counted for one channel serves the others for this long
 
 
 @dataclass(frozen=True)
@@ -47,35 +49,57 @@ class DigestStore:
         self._redis = redis
         self._lease = lease
 
-    async def previous(self, demarche: int) -> Snapshot | None:
-        raw = await self._redis.get(_key(demarche, "previous"))
+    async def previous(self, demarche: int, before: dt.date) -> Snapshot | None:
+        """The démarche's last counts of a day before `before`: every channel's digest of a day
+        compares with the same base, whatever its hour."""
+        days = {str(as_text(d)): str(as_text(v)) for d, v in (await self._redis.hgetall(_key(demarche, "days"))).items()}
+        earlier = [d for d in days if d < before.isoformat()]
+        return _snapshot(days[max(earlier)]) if earlier else None
+
+    async def record(self, counts: DemarcheCounts, day: dt.date) -> None:
+        """The démarche's counts of `day` (the last count of the day wins)."""
+        days = _key(counts.number, "days")
+        snapshot = {"at": counts.counted_at.isoformat(), "by_state": counts.by_state}
+        await self._redis.hset(days, day.isoformat(), json.dumps(snapshot))
+        oldest = (day - dt.timedelta(days=HISTORY_DAYS)).isoformat()
+        old = [d for d in map(as_text, await self._redis.hkeys(days)) if d is not None and d < oldest]
+        if old:
+            await self._redis.hdel(days, *old)
+
+    async def snapshots(self, demarche: int, day: dt.date, days: int = 14) -> list[Snapshot | None]:
+        """The counts of each of the `days` days ending with `day`, None where none was made."""
+        dates = [(day - dt.timedelta(days=offset)).isoformat() for offset in range(days - 1, -1, -1)]
+        values = await self._redis.hmget(_key(demarche, "days"), dates)
+        return [None if value is None else _snapshot(as_text(value) or "") for value in values]
+
+    async def history(self, demarche: int, day: dt.date, days: int = 14) -> list[int | None]:
+        """Daily totals of the `days` days ending with `day`, None where no count was made."""
+        return [None if s is None else s.total for s in await self.snapshots(demarche, day, days)]
+
+    async def shared_count(self, demarche: int, day: dt.date) -> DemarcheCounts | None:
+        """Counts another channel's digest made of this démarche within the run window."""
+        raw = as_text(await self._redis.get(_count_key(demarche, day)))
         if raw is None:
             return None
         data = json.loads(raw)
-        return Snapshot(dt.datetime.fromisoformat(data["at"]), data["by_state"])
+        return DemarcheCounts(**{**data, "counted_at": dt.datetime.fromisoformat(data["counted_at"])})
 
-    async def record(self, counts: DemarcheCounts, day: dt.date) -> None:
-        snapshot = {"at": counts.counted_at.isoformat(), "by_state": counts.by_state}
-        history = _key(counts.number, "history")
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.set(_key(counts.number, "previous"), json.dumps(snapshot))
-            pipe.hset(history, day.isoformat(), counts.total)
-            await pipe.execute()
-        oldest = (day - dt.timedelta(days=HISTORY_DAYS)).isoformat()
-        old = [d for d in map(as_text, await self._redis.hkeys(history)) if d is not None and d < oldest]
-        if old:
-            await self._redis.hdel(history, *old)
+    async def share_count(self, counts: DemarcheCounts, day: dt.date) -> None:
+        data = {**dataclasses.asdict(counts), "counted_at": counts.counted_at.isoformat()}
+        await self._redis.set(_count_key(counts.number, day), json.dumps(data), ex=RUN_WINDOW)
 
-    async def history(self, demarche: int, day: dt.date, days: int = 14) -> list[int | None]:
-        """Daily totals of the `days` days ending with `day`, None where no digest ran."""
-        dates = [(day - dt.timedelta(days=offset)).isoformat() for offset in range(days - 1, -1, -1)]
-        values = await self._redis.hmget(_key(demarche, "history"), dates)
-        return [None if value is None else int(value) for value in values]
+    def counting(self, demarche: int, day: dt.date) -> contextlib.AbstractAsyncContextManager[bool]:
+        """Held while this process counts the démarche for `day`; others wait, then share the counts."""
+        return self._held(key("ds", f"{{{demarche}}}", "counting", day.isoformat()), wait=True)
+
+    def day_lease(self, day: dt.date, channel: str) -> contextlib.AbstractAsyncContextManager[bool]:
+        """True while this run holds `channel`'s digest of `day`; False when a live run elsewhere does."""
+        return self._held(_day(day, channel, "lock"), wait=False)
 
     @contextlib.asynccontextmanager
-    async def day_lease(self, day: dt.date) -> AsyncIterator[bool]:
-        """True while this run holds `day`; False when a live run elsewhere does."""
-        lock = self._redis.lock(key("digest", day.isoformat(), "lock"), timeout=self._lease, blocking=False)
+    async def _held(self, name: str, *, wait: bool) -> AsyncIterator[bool]:
+        """A Redis lock that lives while its holder does (renewed every third of `lease`)."""
+        lock = self._redis.lock(name, timeout=self._lease, blocking=wait, sleep=0.05)
         if not await lock.acquire():
             yield False
             return
@@ -98,21 +122,35 @@ class DigestStore:
                 log.warning("lost the digest's lease of the day; another process may post the missing parts")
                 return
 
-    async def forced_run(self, day: dt.date) -> str:
+    async def forced_run(self, day: dt.date, channel: str) -> str:
         """The id of a forced run of `day`: the unfinished one's when a forced run was cut short (so
         its retry posts only what is missing), else a new one."""
-        name = key("digest", day.isoformat(), "forced")
+        name = _day(day, channel, "forced")
         await self._redis.set(name, f"forced-{uuid.uuid4().hex[:8]}", nx=True, ex=POSTED_TTL)
         return str(await self._redis.get(name))
 
-    async def forced_run_done(self, day: dt.date) -> None:
-        await self._redis.delete(key("digest", day.isoformat(), "forced"))
+    async def forced_run_done(self, day: dt.date, channel: str) -> None:
+        await self._redis.delete(_day(day, channel, "forced"))
 
-    async def is_posted(self, day: dt.date, part: str = "all") -> bool:
-        return bool(await self._redis.exists(key("digest", day.isoformat(), "posted", part)))
+    async def is_posted(self, day: dt.date, channel: str, part: str = "all") -> bool:
+        return bool(await self._redis.exists(_day(day, channel, "posted", part)))
 
-    async def mark_posted(self, day: dt.date, part: str = "all") -> None:
-        await self._redis.set(key("digest", day.isoformat(), "posted", part), "1", ex=POSTED_TTL)
+    async def mark_posted(self, day: dt.date, channel: str, part: str = "all") -> None:
+        await self._redis.set(_day(day, channel, "posted", part), "1", ex=POSTED_TTL)
+
+
+def _snapshot(raw: str) -> Snapshot:
+    data = json.loads(raw)
+    return Snapshot(dt.datetime.fromisoformat(data["at"]), data["by_state"])
+
+
+def _count_key(demarche: int, day: dt.date) -> str:
+    return key("ds", f"{{{demarche}}}", "count", day.isoformat())
+
+
+def _day(day: dt.date, channel: str, *what: str) -> str:
+    """A key of one channel's digest of one day."""
+    return key("digest", day.isoformat(), channel, *what)
 
 
 def _key(demarche: int, what: str) -> str:
