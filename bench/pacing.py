@@ -62,8 +62,9 @@ async def main() -> list[tuple[str, str, str]]:
         async with httpx.AsyncClient() as http:
             stats = (await http.get(f"{limited_base}/admin/stats")).json()
         requests = sum(c.requests for c in counts)
-        # the service's allowance: LIMIT per window from the window the walk started in
-        physical = (window + math.ceil(requests / LIMIT)) * 60 if requests > LIMIT else started
+        # the service allows LIMIT in each window, the first one included wherever the walk started in
+        # it: the last request cannot go before the start of the window that holds it
+        physical = (window + math.ceil(requests / LIMIT) - 1) * 60 if requests > LIMIT else started
     finally:
         for process in (free, limited):
             process.terminate()
