@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     digest_demarches: Annotated[list[int], NoDecode] = Field(default_factory=list)
     digest_time: dt.time = dt.time(9, 0)
     digest_timezone: str = "Europe/Paris"
+    # démarches channels may subscribe to: numbers, or `*` for any the dossier token can read
+    digest_allowed_demarches: str = "*"
     ds_requests_per_minute: int = Field(default=400, ge=1)  # the service allows 400 per token
 
     albert_api_url: AnyHttpUrl = AnyHttpUrl("https://albert.api.etalab.gouv.fr")
@@ -65,6 +67,20 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("digest_allowed_demarches")
+    @classmethod
+    def _star_or_numbers(cls, value: str) -> str:
+        if value.strip() != "*" and not all(part.strip().isdecimal() for part in value.split(",") if part.strip()):
+            raise ValueError("expected * or comma-separated démarche numbers")
+        return value.strip()
+
+    @property
+    def allowed_demarches(self) -> frozenset[int] | None:
+        """None: any démarche the token can read."""
+        if self.digest_allowed_demarches == "*":
+            return None
+        return frozenset(int(part) for part in self.digest_allowed_demarches.split(",") if part.strip())
 
     @field_validator("digest_time", mode="before")
     @classmethod

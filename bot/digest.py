@@ -12,19 +12,20 @@ import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from zoneinfo import ZoneInfo
 
 import redis.asyncio as aioredis
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.inference import inference
+from bot.scheduler import due_day
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
-from clients.dossiers.digest_store import DigestStore, Snapshot
+from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
-from clients.dossiers.subscriptions import Subscription
+from clients.dossiers.subscriptions import Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from clients.redis_keys import digest as hashed
 from handlers.digest_messages import (
@@ -39,12 +40,6 @@ log = logging.getLogger(__name__)
 
 TREND_DAYS = 14
 CONCURRENT_DEMARCHES = 4
-
-
-class Outcome(StrEnum):
-    POSTED = "posted"
-    ALREADY_POSTED = "already posted today"
-    BUSY = "another process is posting it"
 
 
 @dataclass
@@ -100,6 +95,34 @@ class DigestJob:
         if self.inference is None:
             return None
         return await summary_line(self.inference, self.settings.default_language, digest.lines)
+
+    @property
+    def subscriptions(self) -> Subscriptions:
+        return self.store.subscriptions
+
+    @property
+    def default_time(self) -> dt.time:
+        return self.settings.digest_time
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return self.settings.zone
+
+    @property
+    def allowed(self) -> frozenset[int] | None:
+        return self.settings.allowed_demarches
+
+    async def check(self, number: int) -> str:
+        """The démarche's title; raises the service's refusal (unknown, not readable, down)."""
+        return await self.counter.title(number)
+
+    async def asked_by(self, day: dt.date, channel: str, user: str | None = None) -> str | None:
+        return await self.store.asked_by(day, channel, user)
+
+    async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]:
+        """Every subscription whose hour has come today (the operator's and the channels')."""
+        subscriptions = [s for s in (self.operators,) if s is not None] + await self.subscriptions.all()
+        return [(day, s) for s in subscriptions if (day := due_day(now, s.at, self.zone)) is not None]
 
     @property
     def operators(self) -> Subscription | None:

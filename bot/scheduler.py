@@ -13,7 +13,10 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 from zoneinfo import ZoneInfo
+
+from clients.dossiers.subscriptions import Subscription
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +43,69 @@ async def run_daily(
     poll: float = 30.0,
     retry_after: dt.timedelta = dt.timedelta(minutes=10),
 ) -> None:
-    not_before: dt.datetime | None = None
+    """`job(day)` once its local time `at` has come, every day."""
+
+    async def due(current: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
+        day = due_day(current, at, zone)
+        return [] if day is None else [("daily job", lambda: job(day))]
+
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+
+
+class Subscribed(Protocol):
+    async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]: ...
+
+    async def run(self, day: dt.date, *, subscription: Subscription | None = None, force: bool = False) -> object: ...
+
+
+async def run_subscriptions(
+    digests: Subscribed,
+    stop: asyncio.Event,
+    *,
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    poll: float = 30.0,
+    retry_after: dt.timedelta = dt.timedelta(minutes=10),
+) -> None:
+    """Each subscribed channel's digest once its hour has come, every day (the job itself knows
+    which went out already, so this asks again at every poll and catches up after a restart)."""
+
+    async def due(current: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
+        return [(f"digest of {day} to {sub.channel}", _runner(digests, day, sub)) for day, sub in await digests.due(current)]
+
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+
+
+def _runner(digests: Subscribed, day: dt.date, sub: Subscription) -> Callable[[], Awaitable[object]]:
+    return lambda: digests.run(day, subscription=sub)
+
+
+async def _loop(
+    due: Callable[[dt.datetime], Awaitable[list[tuple[str, Callable[[], Awaitable[object]]]]]],
+    stop: asyncio.Event,
+    *,
+    now: Callable[[], dt.datetime],
+    poll: float,
+    retry_after: dt.timedelta,
+) -> None:
+    """Every `poll` seconds, runs what is due; a failed run waits `retry_after` before its next try,
+    and the loop itself never dies."""
+    not_before: dict[str, dt.datetime] = {}
     while not stop.is_set():
         current = now()
-        day = due_day(current, at, zone)
-        if day is not None and (not_before is None or current >= not_before):
+        try:
+            jobs = await due(current)
+        except Exception:
+            log.exception("could not tell which daily jobs are due; asking again in %s s", poll)
+            jobs = []
+        for name, run in jobs:
+            if current < not_before.get(name, current):
+                continue
             try:
-                outcome = await job(day)
-                not_before = None
-                log.debug("daily job for %s: %s", day, outcome)
+                outcome = await run()
+                not_before.pop(name, None)
+                log.debug("%s: %s", name, outcome)
             except Exception:  # a failed run is retried later; the loop itself must never die
-                log.exception("daily job for %s failed; retrying in %s", day, retry_after)
-                not_before = current + retry_after
+                log.exception("%s failed; retrying in %s", name, retry_after)
+                not_before[name] = current + retry_after
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=poll)

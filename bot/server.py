@@ -8,7 +8,6 @@ stops taking requests, lets running listeners finish, closes the clients and exi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import logging
 import signal
@@ -23,9 +22,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.config import Settings
-from bot.digest import digest_job
 from bot.inference import ExpiryWatch
-from bot.scheduler import run_daily
+from bot.scheduler import run_daily, run_subscriptions
 from bot.slack_endpoint import SlackEndpoint
 from bot.wiring import Runtime, running
 from clients.inference.key_store import KeyStore
@@ -66,13 +64,13 @@ async def serve(settings: Settings) -> None:
     # place that re-raise is harmless, so we still drain, close and exit 0.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, frame: None)
-    async with running(settings) as runtime, contextlib.AsyncExitStack() as stack:
+    async with running(settings) as runtime:
         stop = asyncio.Event()
         daily = []
-        if settings.digest_enabled:
-            job = await stack.enter_async_context(digest_job(settings, runtime.redis, runtime.app.client))
-            daily.append(run_daily(job.run, settings.digest_time, settings.zone, stop))
-            log.info("daily digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
+        if runtime.digests is not None:
+            daily.append(run_subscriptions(runtime.digests, stop))
+            if settings.digest_enabled:
+                log.info("operator's digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
         if settings.albert_api_key:
             watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
             daily.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))

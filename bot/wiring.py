@@ -17,6 +17,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.digest import DigestJob, digest_job
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
 from clients.json_cache import JsonCache
@@ -40,9 +41,10 @@ class Runtime:
     app: AsyncApp
     redis: aioredis.Redis
     tasks: ListenerTasks
+    digests: DigestJob | None = None
 
 
-def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> Runtime:
+def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, digests: DigestJob | None = None) -> Runtime:
     assert settings.slack_bot_token and settings.meet_api_url
     # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed
     # (bot.slack_endpoint); Socket Mode has none to check.
@@ -69,9 +71,10 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService) -> 
         once=Once(redis),
         default_language=settings.default_language,
         room_site=str(settings.meet_room_base_url or _origin(str(settings.meet_api_url))),
+        digests=digests,
     )
     register_listeners(app, services)
-    return Runtime(app=app, redis=redis, tasks=tasks)
+    return Runtime(app=app, redis=redis, tasks=tasks, digests=digests)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:
@@ -86,15 +89,18 @@ def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncW
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Runtime]:
-    """Redis (embedded when no URL is set), the room service client and the app, closed on exit."""
+    """Redis (embedded when no URL is set), the room service client, the digest job (with a
+    dossier-service token) and the app, closed on exit."""
     settings.require_for_serve()
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
-    async with open_redis(settings) as redis:
+    async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
         rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
-        try:
-            yield build_app(settings, redis, rooms)
-        finally:
-            await rooms.aclose()
+        stack.push_async_callback(rooms.aclose)
+        digests = await stack.enter_async_context(digest_job(settings, redis, None)) if settings.ds_api_token else None
+        runtime = build_app(settings, redis, rooms, digests=digests)
+        if digests is not None:
+            digests.slack = runtime.app.client  # posts with the app's own client
+        yield runtime
 
 
 def _origin(url: str) -> str:

@@ -4,6 +4,7 @@ from slack_bolt.async_app import AsyncApp
 
 from handlers import (
     dedupe,
+    digest_command,
     home,
     new_room,
     request_ids,
@@ -24,3 +25,4 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     home.register(app, services)
     new_room.register(app, services)
     unfurl.register(app, services)
+    digest_command.register(app, services)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from clients.json_cache import JsonCache
 from clients.once import Once
@@ -17,3 +18,9 @@ class Services:
     default_language: str
     # Where people sign in to the room service, and where links point when the service gives none.
     room_site: str
+    # the digest job, when a dossier-service token is configured
+    digests: Digests | None = None
+
+
+if TYPE_CHECKING:  # the protocol is declared beside the listener that uses it
+    from handlers.digest_command import Digests

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -42,6 +43,17 @@ class Swappable:
     async def __call__(self, scope, receive, send) -> None:
         assert self.target is not None, "the test set no app behind this server"
         await self.target(scope, receive, send)
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """For tests that configure logging as the bot does: their handler writes to a stream that is
+    gone after the test, and every later log line would print an error with its whole stack."""
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    yield
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,8 @@ async def test_a_burst_of_commands_from_a_few_people_costs_one_token_each(bot, s
     assert len(meet.token_requests) == 5
 
 
-def test_redis_down_during_the_digest_command_is_one_line_and_exit_1(monkeypatch, capsys, tmp_path, ds, meet, slack):
+def test_redis_down_during_the_digest_command_is_one_line_and_exit_1(monkeypatch, capsys, tmp_path, ds, meet, slack,
+                                                                     restore_logging):
     from bot.cli import main
     from tests.conftest import bot_env
     from tests.processes import free_port

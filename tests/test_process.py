@@ -91,7 +91,7 @@ def test_dotenv_file_is_read(bare_env, capsys, tmp_path: Path):
 
 
 @pytest.fixture
-def bare_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
+def bare_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, restore_logging: None) -> pytest.MonkeyPatch:
     """`python -m bot` as an operator starts it: in a folder of its own, no configuration set."""
     for name in Settings.model_fields:
         monkeypatch.delenv(name.upper(), raising=False)

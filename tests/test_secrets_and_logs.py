@@ -136,15 +136,6 @@ async def test_no_secret_reaches_logs_replies_metrics_or_redis(encrypted, redis,
     assert leaks == []
 
 
-@pytest.fixture
-def restore_logging():
-    root = logging.getLogger()
-    saved = root.handlers[:], root.level
-    yield
-    root.handlers[:] = saved[0]
-    root.setLevel(saved[1])
-
-
 async def test_json_log_lines_carry_the_request_id_and_upstream_durations(bot, alice, meet, restore_logging, monkeypatch):
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)

@@ -88,6 +88,9 @@ class DossierCounter:
         counts.counted_at = started
         return counts
 
+    async def title(self, demarche: int) -> str:
+        return await self._service.title(demarche)
+
     async def forget(self, demarche: int) -> None:
         await self._redis.delete(_states(demarche), _meta(demarche))
 

@@ -17,12 +17,14 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from enum import StrEnum
 
 import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
 from clients.dossiers.counts import DemarcheCounts
+from clients.dossiers.subscriptions import Subscriptions
 from clients.redis_keys import key
 from clients.storage import as_text
 
@@ -32,6 +34,14 @@ HISTORY_DAYS = 60
 POSTED_TTL = 3 * 24 * 3600
 LEASE = 30.0  # a crashed run frees the day after this; a live one renews it every third of it
 RUN_WINDOW = 30 * 60  # a démarche counted for one channel serves the others for this long
+
+
+class Outcome(StrEnum):
+    """How a request to post a channel's digest of a day ended."""
+
+    POSTED = "posted"
+    ALREADY_POSTED = "already posted today"
+    BUSY = "another process is posting it"
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,17 @@ class DigestStore:
 
     async def forced_run_done(self, day: dt.date, channel: str) -> None:
         await self._redis.delete(_day(day, channel, "forced"))
+
+    @property
+    def subscriptions(self) -> Subscriptions:
+        return Subscriptions(self._redis)
+
+    async def asked_by(self, day: dt.date, channel: str, user: str | None = None) -> str | None:
+        """Who asked for `channel`'s digest of `day` from Slack (with `user`: note them first)."""
+        name = _day(day, channel, "asked-by")
+        if user is not None:
+            await self._redis.set(name, user, nx=True, ex=POSTED_TTL)
+        return as_text(await self._redis.get(name))
 
     async def is_posted(self, day: dt.date, channel: str, part: str = "all") -> bool:
         return bool(await self._redis.exists(_day(day, channel, "posted", part)))

@@ -66,8 +66,13 @@ def _deleted_query(operation: str, connection: str) -> str:
 GET_DELETED_DOSSIERS = _deleted_query("getDeletedDossiers", "deletedDossiers")
 GET_PENDING_DELETED_DOSSIERS = _deleted_query("getPendingDeletedDossiers", "pendingDeletedDossiers")
 
+GET_DEMARCHE_TITLE = """query getDemarcheTitle($demarcheNumber: Int!) {
+  demarche(number: $demarcheNumber) { number title }
+}"""
+
 #: Every document the client can send, by operation name (the tests validate each against the schema).
 QUERIES = {
+    "getDemarcheTitle": (GET_DEMARCHE_TITLE, ""),
     "getDemarche": (GET_DEMARCHE, "dossiers"),
     "getUpdatedDossiers": (GET_UPDATED_DOSSIERS, "dossiers"),
     "getDeletedDossiers": (GET_DELETED_DOSSIERS, "deletedDossiers"),
@@ -102,9 +107,12 @@ class Page(Tolerant):
 
 
 class DossierSource(Protocol):
-    """Where dossiers are counted from, page by page: the three walks a count needs."""
+    """Where dossiers are counted from, page by page: the three walks a count needs, and the
+    title that proves a démarche exists and may be read."""
 
     requests: int  # made so far, for the digest's figures
+
+    async def title(self, demarche: int) -> str: ...
 
     def all_dossiers(self, demarche: int) -> AsyncIterator[Page]: ...
 
@@ -135,6 +143,11 @@ class DossierService:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def title(self, demarche: int) -> str:
+        """The démarche's title: proves it exists and the token may read it (one small request)."""
+        data = await self.query("getDemarcheTitle", GET_DEMARCHE_TITLE, {"demarcheNumber": demarche})
+        return str((data.get("demarche") or {}).get("title") or "")
 
     def all_dossiers(self, demarche: int) -> AsyncIterator[Page]:
         return self.pages("getDemarche", demarche)
