@@ -33,12 +33,13 @@ def test_the_schema_check_catches_a_broken_manifest(manifest: dict):
 
 
 def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(manifest: dict):
-    [command] = manifest["features"]["slash_commands"]
-    assert command["command"] == "/room"
+    command, digest = manifest["features"]["slash_commands"]
+    assert command["command"] == "/room" and digest["command"] == "/digest" and digest["url"] == command["url"]
     assert command["url"].endswith("/slack/events")
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": command["url"]}
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
-        "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read", "users:read.email"}
+        "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read", "users:read.email",
+        "channels:read", "groups:read", "files:write"}
     events = manifest["settings"]["event_subscriptions"]
     assert events["request_url"] == command["url"]
     assert set(events["bot_events"]) == {"app_home_opened", "link_shared", "function_executed"}

@@ -150,6 +150,15 @@ class FakeSlack:
         self.messages.append(args)
         return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
 
+    def _conversations_info(self, args: dict) -> dict:
+        """As Slack: a private conversation the bot is not in does not exist for it."""
+        channel = str(args.get("channel", ""))
+        default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
+        info = self.channels.get(channel, default)
+        if info["private"] and not info["member"]:
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "channel": {"id": channel, "is_private": info["private"], "is_member": info["member"]}}
+
     def _conversations_open(self, args: dict) -> dict:
         users = str(args.get("users", ""))
         user = self.users.get(users)

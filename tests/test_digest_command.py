@@ -1,0 +1,148 @@
+"""`/digest` from any channel, end to end: subscriptions, refusals, the digest now, and one
+digest a day per subscribed channel with each démarche counted once for all of them."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.digest import DigestJob
+from bot.scheduler import run_subscriptions
+from bot.server import create_web_app
+from bot.wiring import build_app, configure_slack_client
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from clients.dossiers.subscriptions import Subscription, Subscriptions
+from clients.retry import RetryPolicy
+from clients.rooms.service import RoomService
+from tests.conftest import Bot, instant_policy, text_of
+from tests.fakes.ds import FakeDS
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import SIGNING_SECRET, command_body
+
+
+@pytest.fixture
+def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
+    return settings.model_copy(update={"ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "default_language": "en",
+                                       "digest_time": dt.time(9, 0), "digest_timezone": "Europe/Paris"})
+
+
+def make_job(settings: Settings, redis, ds: FakeDS) -> tuple[DigestJob, DossierService]:
+    service = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000), policy=RetryPolicy(attempts=2))
+    slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings)
+    return DigestJob(settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack), service
+
+
+@pytest.fixture
+async def digest_bot(digest_settings: Settings, redis, slack: FakeSlack, ds: FakeDS, alice) -> AsyncIterator[Bot]:
+    job, service = make_job(digest_settings, redis, ds)
+    assert digest_settings.meet_api_url and digest_settings.meet_client_id and digest_settings.meet_client_secret
+    rooms = RoomService(str(digest_settings.meet_api_url), digest_settings.meet_client_id, digest_settings.meet_client_secret,
+                        policy=instant_policy())
+    runtime = build_app(digest_settings, redis, rooms, digests=job)
+    transport = httpx.ASGITransport(app=create_web_app(runtime, signing_secret=SIGNING_SECRET))
+    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
+        yield Bot(runtime, http, slack)
+        await runtime.tasks.drain(10)
+    await rooms.aclose()
+    await service.aclose()
+
+
+async def digest(bot: Bot, text: str, channel: str = "C0TEAM") -> str:
+    """Runs `/digest <text>` in `channel` and returns the last private answer."""
+    before = len(bot.slack.responses)
+    response = await bot.post(command_body(text, "U0ALICE", bot.slack.response_url(), command="/digest", channel=channel))
+    assert response.status_code == 200
+    await bot.runtime.tasks.drain(20)
+    replies = bot.slack.responses[before:]
+    assert replies, "no answer"
+    return text_of(replies[-1])
+
+
+async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
+    ds.add_demarche(101, "Subvention", dossiers=5)
+    ds.add_demarche(102, "Permis", dossiers=5)
+    said = await digest(digest_bot, "subscribe 101 102 at 08:30")
+    assert "digest of n° 101, n° 102 every day at 08:30 (Europe/Paris)" in said and "Next one:" in said
+    assert "follows n° 101, n° 102, every day at 08:30" in await digest(digest_bot, "list")
+    assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101")
+    said = await digest(digest_bot, "unsubscribe 102")
+    assert "gets no digest any more" in said
+    assert "gets no digest" in await digest(digest_bot, "list")
+
+
+async def test_refusals_are_clear(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=5)
+    ds.add_demarche(103, "Secret", dossiers=5)
+    ds.out_of_scope.add(103)
+    assert "There is no démarche 999" in await digest(digest_bot, "subscribe 999")
+    assert "token cannot read démarche 103" in await digest(digest_bot, "subscribe 103")
+    assert "is not an hour" in await digest(digest_bot, "subscribe 101 at 25:00")
+    assert "at least one démarche number" in await digest(digest_bot, "subscribe")
+    assert "I don't know `frobnicate`" in await digest(digest_bot, "frobnicate")
+    slack.channels["G0SECRET"] = {"private": True, "member": False}
+    assert "invite me first with `/invite @roombot`" in await digest(digest_bot, "subscribe 101", channel="G0SECRET")
+    digest_bot.runtime.digests.settings = digest_bot.runtime.digests.settings.model_copy(  # type: ignore[union-attr]
+        update={"digest_allowed_demarches": "102"})
+    assert "may not be followed from Slack" in await digest(digest_bot, "subscribe 101")
+    assert await Subscriptions(digest_bot.runtime.redis).all() == []
+
+
+async def test_digest_now_posts_once_unless_the_same_person_forces_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=7)
+    assert "follows no démarche" in await digest(digest_bot, "now")
+    await digest(digest_bot, "subscribe 101")
+    assert "Today's digest is posted here" in await digest(digest_bot, "now")
+    [posted] = slack.posted("C0TEAM")
+    assert "Subvention" in text_of(posted)
+    assert "already posted here" in await digest(digest_bot, "now")
+    assert "Today's digest is posted here" in await digest(digest_bot, "now force")
+    assert len(slack.posted("C0TEAM")) == 2
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="en-US")
+    body = command_body("now force", "U0BOB", slack.response_url(), command="/digest", channel="C0TEAM")
+    assert (await digest_bot.post(body)).status_code == 200
+    await digest_bot.runtime.tasks.drain(10)
+    assert "Only the person who asked" in text_of(slack.responses[-1]) and len(slack.posted("C0TEAM")) == 2
+
+
+async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are_counted_once(
+        digest_settings: Settings, redis, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Partagée", dossiers=250)
+    ds.add_demarche(102, "Seule", dossiers=10)
+    subscriptions = Subscriptions(redis)
+    await subscriptions.save(Subscription("C0EARLY", (101,), dt.time(8, 0)))
+    await subscriptions.save(Subscription("C0LATE", (101, 102), dt.time(9, 30)))
+    clock = {"now": dt.datetime(2026, 1, 5, 7, 10, tzinfo=dt.UTC)}  # 08:10 in Paris: only the early one is due
+    jobs = [make_job(digest_settings, redis, ds) for _ in range(2)]  # two bot processes
+    stop = asyncio.Event()
+    loops = [asyncio.create_task(run_subscriptions(job, stop, now=lambda: clock["now"], poll=0.02)) for job, _ in jobs]
+
+    async def posted(channel: str) -> None:
+        while not slack.posted(channel):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(posted("C0EARLY"), 20)
+    assert slack.posted("C0LATE") == []
+    walks_of_101 = sum(1 for q in ds.queries if q["operationName"] == "getDemarche" and q["variables"]["demarcheNumber"] == 101)
+    clock["now"] = dt.datetime(2026, 1, 5, 8, 31, tzinfo=dt.UTC)  # 09:31: the late one, within the run window
+    await asyncio.wait_for(posted("C0LATE"), 20)
+    day = dt.date(2026, 1, 5)
+    for channel in ("C0EARLY", "C0LATE"):  # once posted, no run can post again
+        while not await DigestStore(redis).is_posted(day, channel):
+            await asyncio.sleep(0.02)
+    stop.set()
+    await asyncio.gather(*loops)
+    assert len(slack.posted("C0EARLY")) == 1 and len(slack.posted("C0LATE")) == 1
+    again = sum(1 for q in ds.queries if q["operationName"] == "getDemarche" and q["variables"]["demarcheNumber"] == 101)
+    assert walks_of_101 == 3 and again == 3  # 250 dossiers walked once (3 pages), not once per channel
+    for _, service in jobs:
+        await service.aclose()
