@@ -91,7 +91,7 @@ async def test_refusals_are_clear(digest_bot: Bot, ds: FakeDS, slack: FakeSlack)
     assert "I don't know `frobnicate`" in await digest(digest_bot, "frobnicate")
     slack.channels["G0SECRET"] = {"private": True, "member": False}
     assert "invite me first with `/invite @roombot`" in await digest(digest_bot, "subscribe 101", channel="G0SECRET")
-    digest_bot.runtime.digests.settings = digest_bot.runtime.digests.settings.model_copy(  # type: ignore[union-attr]
+    digest_bot.runtime.digests.settings = digest_bot.runtime.digests.settings.model_copy(
         update={"digest_allowed_demarches": "102"})
     assert "may not be followed from Slack" in await digest(digest_bot, "subscribe 101")
     assert await Subscriptions(digest_bot.runtime.redis).all() == []
