@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from redis.exceptions import RedisError
 
@@ -23,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     digest.add_argument("--force", action="store_true", help="post it again even if today's went out")
     digest.add_argument("--dry-run", action="store_true", help="print the digest here, AI line included; post nothing")
     digest.add_argument("--no-ai", action="store_true", help="leave the AI line out (no call to the inference service)")
+    digest.add_argument("--chart", type=Path, metavar="FILE", help="with --dry-run: write the chart (PNG) to FILE")
     keys = commands.add_parser("keys", help="the inference service's API keys")
     key_actions = keys.add_subparsers(dest="action", required=True)
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
@@ -35,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in (None, "serve"):
             asyncio.run(serve(settings))
         elif args.command == "digest":
-            return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai))
+            return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
+                                                  chart=args.chart))
         elif args.command == "keys":
             return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
     except ConfigError as error:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 import redis.asyncio as aioredis
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
@@ -28,6 +29,7 @@ from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from clients.redis_keys import digest as hashed
+from handlers.digest_chart import alt_text, by_state, render
 from handlers.digest_messages import (
     DigestFailure,
     DigestLine,
@@ -35,6 +37,7 @@ from handlers.digest_messages import (
 )
 from handlers.digest_post import post_parts
 from handlers.digest_summary import summary_line
+from handlers.i18n import text
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +92,34 @@ class DigestJob:
             await self.store.record(counts, day)
             await self.store.share_count(counts, day)
             return counts
+
+    async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:
+        """The PNG of the digest's 14-day trend by state and its alternative text; None without lines."""
+        if not digest.lines:
+            return None
+        days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in digest.lines]
+        series = by_state(days)
+        lang = self.settings.default_language
+        # drawing takes a CPU-bound moment: off the event loop that acks Slack's requests
+        return await asyncio.to_thread(render, lang, day, series), alt_text(lang, series)
+
+    async def _upload_chart(self, day: dt.date, channel: str, run: str, digest: Digest) -> None:
+        """Once per run; the text's sparklines stay when the upload fails or is not allowed."""
+        part = f"{run}-chart"
+        if self.slack is None or await self.store.is_posted(day, channel, part):
+            return
+        chart = await self.chart(day, digest)
+        if chart is None:
+            return
+        png, alt = chart
+        try:
+            await self.slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
+                                             title=text(self.settings.default_language, "chart.title"), alt_txt=alt)
+        except (SlackApiError, SlackRequestError) as error:
+            reason = error.response.get("error") if isinstance(error, SlackApiError) else "upload failed"
+            log.warning("digest chart not uploaded to %s (%s); the text trend stays (files:write needed)", channel, reason)
+            return
+        await self.store.mark_posted(day, channel, part)
 
     async def summary(self, digest: Digest) -> str | None:
         """The AI line, when the inference service is configured and answers in time."""
@@ -163,6 +194,7 @@ class DigestJob:
                 already_posted=lambda part: self.store.is_posted(day, channel, f"{run}-{part}"),
                 mark_posted=lambda part: self.store.mark_posted(day, channel, f"{run}-{part}"),
             )
+            await self._upload_chart(day, channel, run, digest)
             await self.store.mark_posted(day, channel)
             if force:
                 await self.store.forced_run_done(day, channel)

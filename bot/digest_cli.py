@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from babel.dates import format_date
 from rich.console import Console
@@ -23,9 +25,11 @@ from handlers.digest_post import DigestNotPosted
 from handlers.i18n import text
 
 
-async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool, with_ai: bool = True) -> int:
+async def run_digest_command(
+    settings: Settings, *, force: bool, dry_run: bool, with_ai: bool = True, chart: Path | None = None
+) -> int:
     """A dry run shows what would be posted, the AI line included (it calls the inference service
-    as a real run does) unless `with_ai` is False."""
+    as a real run does) unless `with_ai` is False, and writes the chart to `chart` when given."""
     settings.require("ds_api_token", "digest_demarches")
     if not dry_run:
         settings.require("slack_bot_token", "digest_channel")
@@ -39,6 +43,9 @@ async def run_digest_command(settings: Settings, *, force: bool, dry_run: bool, 
             if dry_run:
                 digest = await job.compute(day, progress_for)
                 summary = await job.summary(digest)
+                drawn = await job.chart(day, digest) if chart is not None else None
+                if chart is not None and drawn is not None:
+                    await asyncio.to_thread(chart.write_bytes, drawn[0])
             else:
                 try:
                     outcome = await job.run(day, force=force, progress_for=progress_for)

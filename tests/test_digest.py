@@ -236,8 +236,9 @@ def test_dry_run_shows_the_ai_line_that_would_be_posted_unless_no_ai(tmp_path, d
         return subprocess.run([sys.executable, "-m", "bot", "digest", "--dry-run", *flags], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=60)
 
-    shown = dry_run()
+    shown = dry_run("--chart", str(tmp_path / "chart.png"))
     assert shown.returncode == 0, shown.stderr
+    assert (tmp_path / "chart.png").read_bytes().startswith(b"\x89PNG")
     assert albert.reply in shown.stdout and "Subvention" in shown.stdout and len(albert.chats) == 1
     skipped = dry_run("--no-ai")
     assert skipped.returncode == 0 and albert.reply not in skipped.stdout and len(albert.chats) == 1
@@ -354,3 +355,27 @@ async def test_a_killed_forced_run_retried_posts_only_its_missing_parts(jobs, ds
     assert len(digest_posts(slack)) == 1
     assert await job.run(day, force=True) is Outcome.POSTED  # a new forced run posts it all again
     assert len(digest_posts(slack)) == 3
+
+
+async def test_the_digest_carries_a_chart_of_the_trend_by_state(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Un", dossiers=40)
+    ds.add_demarche(102, "Deux", dossiers=20)
+    job = jobs()
+    for offset in range(3):  # three days of digests
+        ds.now += dt.timedelta(days=1)
+        ds.deposit(101, "en_instruction")
+        assert await job.run(dt.date(2026, 1, 5) + dt.timedelta(days=offset)) is Outcome.POSTED
+    assert len(slack.uploads) == 3
+    chart = list(slack.uploads.values())[-1]
+    assert chart["channel"] == CHANNEL and chart["data"].startswith(b"\x89PNG") and chart["length"] == len(chart["data"])
+    assert "under review" in chart["alt_txt"] and "by state over the last 14 days" in chart["alt_txt"]
+
+
+async def test_without_the_files_scope_the_digest_goes_out_with_its_text_trend(jobs, ds: FakeDS, slack: FakeSlack, caplog):
+    ds.add_demarche(101, "Un", dossiers=10)
+    ds.add_demarche(102, "Deux", dossiers=10)
+    slack.broken.add("files.getUploadURLExternal")
+    with caplog.at_level(logging.WARNING):
+        assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    assert len(digest_posts(slack)) == 1 and slack.uploads == {}
+    assert "digest chart not uploaded" in caplog.text and "files:write" in caplog.text

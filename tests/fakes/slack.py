@@ -48,6 +48,7 @@ class FakeSlack:
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     socket_connections: int = 0
+    uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
 
     def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
@@ -75,6 +76,7 @@ class FakeSlack:
         return Starlette(routes=[
             Route("/api/{method}", self._api, methods=["GET", "POST"]),
             Route("/response/{name}", self._respond, methods=["POST"]),
+            Route("/upload/{file_id}", self._upload, methods=["POST"]),
             WebSocketRoute("/socket", self._socket),
         ])
 
@@ -149,6 +151,23 @@ class FakeSlack:
                     return {"ok": False, "error": "not_in_channel"}
         self.messages.append(args)
         return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
+
+    def _files_getUploadURLExternal(self, args: dict) -> dict:
+        file_id = f"F{len(self.uploads) + 1:08d}"
+        self.uploads[file_id] = {"filename": args.get("filename"), "alt_txt": args.get("alt_txt"),
+                                 "length": int(args.get("length", 0)), "data": b"", "channel": None}
+        return {"ok": True, "upload_url": f"{self.base}/upload/{file_id}", "file_id": file_id}
+
+    def _files_completeUploadExternal(self, args: dict) -> dict:
+        files = args.get("files")
+        files = json.loads(files) if isinstance(files, str) else files or []
+        for item in files:
+            self.uploads[item["id"]] |= {"channel": args.get("channel_id"), "title": item.get("title")}
+        return {"ok": True, "files": [{"id": item["id"]} for item in files]}
+
+    async def _upload(self, request: Request) -> Response:
+        self.uploads[request.path_params["file_id"]]["data"] = await request.body()
+        return PlainTextResponse("OK - 1")
 
     def _conversations_info(self, args: dict) -> dict:
         """As Slack: a private conversation the bot is not in does not exist for it."""
