@@ -7,15 +7,18 @@
    limiters sharing only Redis, as two bot processes would) against a fake that enforces 400 per
    minute: when the walk ends, next to the physical minimum (the end of the window in which the
    service's allowance permits the 1,000th request), and how many 429s.
+3. The digest chart: time to draw it and its peak Python memory, next to the text trend.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import math
 import statistics
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import httpx
@@ -26,11 +29,38 @@ from bench.digest import paginate, raw_walk, timed
 from bench.rooms import start
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
+from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
+from handlers.digest_chart import by_state, render
+from handlers.digest_messages import sparkline
 from tests.fakes.ds import TOKEN
 
 LIMIT = 400
+
+
+def chart_figures() -> tuple[float, float, float]:
+    """Median time to draw the digest's chart (14 days × 5 states), its peak Python memory, and
+    the text sparkline's time for the same days, for comparison."""
+    day = dt.date(2026, 1, 14)
+    snapshots: list[Snapshot | None] = [Snapshot(dt.datetime(2026, 1, 1 + i, tzinfo=dt.UTC),
+                                                 {"en_construction": 100 + i, "en_instruction": 80, "accepte": 300 + 3 * i,
+                                                  "refuse": 40, "sans_suite": 10}) for i in range(14)]
+    series = by_state([snapshots, snapshots])
+    render("fr", day, series)  # warm: fonts are loaded once per process
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        render("fr", day, series)
+        times.append(time.perf_counter() - started)
+    tracemalloc.start()
+    render("fr", day, series)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    started = time.perf_counter()
+    for _ in range(1000):
+        sparkline([s.total if s else None for s in snapshots])
+    return statistics.median(times), peak, (time.perf_counter() - started) / 1000
 
 
 async def main() -> list[tuple[str, str, str]]:
@@ -72,6 +102,7 @@ async def main() -> list[tuple[str, str, str]]:
         await redis.aclose()
         redis_server.stop()
 
+    draw, peak, text_trend = chart_figures()
     ratio = statistics.median(ours) / statistics.median(raw)
     late = ended - max(physical, started)
     return [
@@ -81,4 +112,7 @@ async def main() -> list[tuple[str, str, str]]:
         (f"{requests} pages by 2 walkers sharing one token, fake enforcing {LIMIT}/min",
          f"done {ended - started:.0f} s after the start, {stats['too_many']} × 429",
          f"{late:+.0f} s from the physical minimum (target: within one 60 s window, no 429)"),
+        ("digest chart, 14 days × 5 states (median of 5, after the first)",
+         f"{draw * 1000:.0f} ms to draw, {peak / 1024:.0f} KiB peak Python memory",
+         f"text trend {text_trend * 1e6:.0f} µs"),
     ]
