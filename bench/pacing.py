@@ -1,7 +1,7 @@
 """The dossier walks at the service's real speed (400 requests per token per epoch-aligned minute).
 
 1. A 200-page walk with the bot's rate limiter at 400/min, against a raw loop over the same pages
-   (median of 3 each, alternated; the fake does not limit): what the limiter costs when the
+   (median of 5 each, alternated; the fake does not limit): what the limiter costs when the
    allowance is not reached.
 2. 1,000 pages (two démarches of 500, walked at once by two walkers with their own clients and
    limiters sharing only Redis, as two bot processes would) against a fake that enforces 400 per
@@ -75,7 +75,7 @@ async def main() -> list[tuple[str, str, str]]:
         service = DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(LIMIT, redis=redis, name="bench-free"))
         await raw_walk(url, 1)
         raw, ours = [], []
-        for _ in range(3):
+        for _ in range(5):
             raw.append(await timed(raw_walk(url, 1)))
             ours.append(await timed(paginate(service, 1)))
         await service.aclose()
