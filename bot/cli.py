@@ -10,6 +10,7 @@ from pathlib import Path
 from redis.exceptions import RedisError
 
 from bot import logs
+from bot.check import run_check_command
 from bot.config import ConfigError, load_settings
 from bot.digest_cli import run_digest_command
 from bot.keys_cli import run_keys_command
@@ -25,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     digest.add_argument("--dry-run", action="store_true", help="print the digest here, AI line included; post nothing")
     digest.add_argument("--no-ai", action="store_true", help="leave the AI line out (no call to the inference service)")
     digest.add_argument("--chart", type=Path, metavar="FILE", help="with --dry-run: write the chart (PNG) to FILE")
+    check = commands.add_parser("check", help="try the configuration against every configured service")
+    check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms")
     keys = commands.add_parser("keys", help="the inference service's API keys")
     key_actions = keys.add_subparsers(dest="action", required=True)
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
@@ -39,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "digest":
             return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
                                                   chart=args.chart))
+        elif args.command == "check":
+            return asyncio.run(run_check_command(settings, as_email=args.as_email))
         elif args.command == "keys":
             return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
     except ConfigError as error:

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot.check import log_failures
 from bot.config import Settings
 from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily, run_subscriptions
@@ -65,6 +66,7 @@ async def serve(settings: Settings) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, frame: None)
     async with running(settings) as runtime:
+        await log_failures(settings, runtime.redis)
         stop = asyncio.Event()
         daily = []
         if runtime.digests is not None:

@@ -64,3 +64,9 @@ def test_manifest_unfurls_the_domain_of_the_room_links(manifest: dict):
 
     room_host = str(FakeMeet().room_base_url).removeprefix("https://")  # the host of the links the service returns
     assert manifest["features"]["unfurl_domains"] == [room_host]
+
+
+def test_check_asks_for_the_scopes_the_manifest_declares(manifest: dict):
+    from bot.check import REQUIRED_SCOPES
+
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == REQUIRED_SCOPES

@@ -128,7 +128,8 @@ class FakeSlack:
         if method in self.broken:
             return JSONResponse({"ok": False, "error": "internal_error"})
         handler = getattr(self, "_" + method.replace(".", "_"), None)
-        return JSONResponse(handler(args) if handler else {"ok": True})
+        # as Slack, every answer says which scopes the token was granted
+        return JSONResponse(handler(args) if handler else {"ok": True}, headers={"x-oauth-scopes": ",".join(sorted(self.scopes))})
 
     def _auth_test(self, args: dict) -> dict:
         return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
