@@ -12,9 +12,11 @@ from redis.exceptions import RedisError
 from bot import logs
 from bot.check import run_check_command
 from bot.config import ConfigError, load_settings
+from bot.console import run_shell
 from bot.digest_cli import run_digest_command
 from bot.keys_cli import run_keys_command
 from bot.server import serve
+from handlers.i18n import LANGUAGES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     digest.add_argument("--chart", type=Path, metavar="FILE", help="with --dry-run: write the chart (PNG) to FILE")
     check = commands.add_parser("check", help="try the configuration against every configured service")
     check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms")
+    shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number")
+    shell.add_argument("--as", dest="shell_as", required=True, metavar="EMAIL", help="the person you act as")
+    shell.add_argument("--lang", choices=LANGUAGES, default=None, help="the language you read")
     keys = commands.add_parser("keys", help="the inference service's API keys")
     key_actions = keys.add_subparsers(dest="action", required=True)
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
@@ -42,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "digest":
             return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
                                                   chart=args.chart))
+        elif args.command == "shell":
+            return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
         elif args.command == "check":
             return asyncio.run(run_check_command(settings, as_email=args.as_email))
         elif args.command == "keys":
