@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from redis.exceptions import RedisError
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
 
-from clients.storage import degraded
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery
@@ -32,12 +30,7 @@ def register(app: AsyncApp, services: Services) -> None:
             await next()
             return None
         kind, name, window = claim
-        try:
-            first = await services.once.claim(kind, name, ttl=window)
-        except RedisError as error:  # without Redis, answering beats refusing every command and event
-            degraded(f"{kind} dedupe", error)
-            first = True
-        if not first:
+        if not await services.once.claim_or_assume(kind, name, ttl=window):
             return BoltResponse(status=200, body="")
         await next()
         return None

@@ -39,7 +39,8 @@ def home_view(
     blocks: list[Block] = [
         HeaderBlock(text=text(lang, "list.title")),
         _new_room_control(lang, levels),
-        SectionBlock(text=MarkdownTextObject(text=" "), accessory=ButtonElement(
+        SectionBlock(text=MarkdownTextObject(text=text(lang, "new.publish_label") + " · " + text(lang, "new.mute_label")),
+                     accessory=ButtonElement(
             text=text(lang, "home.new_room_options"), action_id=HOME_NEW_ROOM_OPTIONS)),
     ]
     for notice in notices:

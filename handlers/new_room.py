@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from redis.exceptions import RedisError
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.complete.async_complete import AsyncComplete
 from slack_bolt.context.fail.async_fail import AsyncFail
@@ -53,7 +52,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def submitted(ack: AsyncAck, body: dict, view: dict, client: AsyncWebClient) -> None:
         asker = who(body)
-        if not await _first(services, "view", str(view.get("id", ""))[:40]):
+        if not await services.once.claim_or_assume("view", str(view.get("id", ""))[:40], ttl=SUBMISSION_WINDOW):
             await ack()  # submitted again: the first submission makes the room
             return
         choice = read_choice(view)
@@ -90,7 +89,8 @@ def register(app: AsyncApp, services: Services) -> None:
         channel = channel_of(body)
         message = body.get("message") or {}
         thread = str(message.get("thread_ts") or message.get("ts") or "")[:30] or None
-        if not await _first(services, "from_message", asker.user_id, channel[:30], thread or ""):
+        if not await services.once.claim_or_assume("from_message", asker.user_id, channel[:30], thread or "",
+                                                  ttl=SUBMISSION_WINDOW):
             return  # a double click on the shortcut: the first one makes the room
 
         async def work(email: str, lang: str) -> Message | None:
@@ -197,12 +197,3 @@ def _with_notes(message: Message, notes: list[str]) -> Message:
 def _creating_view(lang: str) -> View:
     return View(type="modal", title=PlainTextObject(text=text(lang, "new.title")[:24]),
                 close=PlainTextObject(text=text(lang, "dm.close")), blocks=[SectionBlock(text=text(lang, "new.creating"))])
-
-
-async def _first(services: Services, *name: str) -> bool:
-    """A claim that fails open: without Redis, answering beats refusing."""
-    try:
-        return await services.once.claim(*name, ttl=SUBMISSION_WINDOW)
-    except RedisError:
-        return True
-
