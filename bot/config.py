@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     albert_model: str = "albert-small"
 
     redis_url: SecretStr | None = None  # may embed a password
+    redis_cluster: bool | None = None  # None: asked of the server (INFO cluster) at start
+    # Sentinels instead of REDIS_URL's host; REDIS_URL, when set too, still gives the password and db
+    redis_sentinels: Annotated[list[tuple[str, int]], NoDecode] = Field(default_factory=list)
+    redis_sentinel_master: str = "mymaster"
     data_dir: Path = Path("var")
     default_language: str = "fr"
     token_encryption_key: SecretStr | None = None
@@ -114,6 +118,19 @@ class Settings(BaseSettings):
         if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix://")
         return value
+
+    @field_validator("redis_sentinels", mode="before")
+    @classmethod
+    def _host_ports(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        found = []
+        for part in filter(None, (part.strip() for part in value.split(","))):
+            host, _, port = part.rpartition(":")
+            if not host or not port.isdecimal():
+                raise ValueError(f"expected host:port, got {part!r}")
+            found.append((host.strip("[]"), int(port)))
+        return found
 
     @field_validator("token_encryption_key")
     @classmethod

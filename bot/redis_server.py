@@ -14,10 +14,16 @@ import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any, cast
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import parse_url
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 
 from bot.config import Settings
 
@@ -96,37 +102,113 @@ class EmbeddedRedis:
 POOL_SIZE = 64
 POOL_WAIT = 5.0
 
+#: Shared by every topology: give up fast when Redis is away (redis-py's default retries ten
+#: times), so commands answer within seconds and fall back; reconnect on their own when it returns.
+_CONNECTION: dict[str, Any] = {
+    "decode_responses": True,
+    "socket_timeout": 2.0,
+    "socket_connect_timeout": 2.0,
+    "health_check_interval": 15,
+}
+
+
+def _retry(retries: int) -> Retry:
+    return Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.05), retries=retries)
+
 
 def connect(url: str) -> aioredis.Redis:
-    """A client that gives up fast when Redis is away (redis-py's default retries ten times), so
-    commands can answer within seconds and fall back; it reconnects on its own when Redis returns."""
+    """A client for one Redis server."""
     pool = aioredis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=POOL_SIZE,
-        timeout=POOL_WAIT,
-        decode_responses=True,
-        socket_timeout=2.0,
-        socket_connect_timeout=2.0,
-        retry=Retry(ExponentialWithJitterBackoff(cap=0.2, base=0.02), retries=1),
-        health_check_interval=15,
+        url, max_connections=POOL_SIZE, timeout=POOL_WAIT, retry=_retry(1), **_CONNECTION
     )
     return aioredis.Redis.from_pool(pool)  # the client owns the pool: aclose() closes both
 
 
+class _Cluster(RedisCluster):
+    """A cluster client that makes callers wait for a connection, like `connect`'s pool.
+
+    redis-py's cluster nodes raise `MaxConnectionsError` at once past their pool size; a
+    semaphore in front keeps the commands in flight under it (pipelines get the headroom)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_flight = asyncio.Semaphore(POOL_SIZE)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            async with asyncio.timeout(POOL_WAIT):
+                await self._in_flight.acquire()
+        except TimeoutError:
+            raise RedisConnectionError("no free Redis connection") from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self._in_flight.release()
+
+
+def connect_cluster(url: str) -> aioredis.Redis:
+    """A Redis Cluster client from any node's URL. It follows MOVED/ASK and, when a primary
+    fails, retries long enough (about 3 s) for a replica to take over its slots.
+
+    Typed as a plain client: the bot only uses commands both offer, and every feature's tests
+    run against a real cluster (`tests/test_redis_topologies.py`)."""
+    client = _Cluster.from_url(url, max_connections=2 * POOL_SIZE, retry=_retry(6), **_CONNECTION)
+    return cast(aioredis.Redis, client)
+
+
+def connect_sentinel(sentinels: list[tuple[str, int]], master: str, url: str | None = None) -> aioredis.Redis:
+    """A client for the primary that the Sentinels name; after a failover the next command
+    asks them again. `url`, when given, supplies the primary's password, user and db."""
+    options: dict[str, Any] = {name: value for name, value in parse_url(url).items() if name not in {"host", "port", "path"}} if url else {}
+    sentinel = Sentinel(sentinels, sentinel_kwargs={"socket_timeout": 1.0, "socket_connect_timeout": 1.0})
+    return sentinel.master_for(
+        master, connection_pool_class=_BlockingSentinelPool, max_connections=POOL_SIZE, timeout=POOL_WAIT,
+        retry=_retry(6), **_CONNECTION, **options,
+    )
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionPool):
+    """Sentinel's pool with `connect`'s waiting for a free connection."""
+
+
+async def is_cluster(url: str) -> bool:
+    """Whether `url` names a node of a Redis Cluster (`INFO cluster`); a server that does not
+    answer is taken as a single one, and the plain client reconnects when it returns."""
+    probe = connect(url)
+    try:
+        info = await probe.info("cluster")
+    except RedisError as error:
+        log.warning("could not ask Redis whether it is a cluster (%s); set REDIS_CLUSTER to say", type(error).__name__)
+        return False
+    finally:
+        await probe.aclose()
+    return bool(info.get("cluster_enabled"))
+
+
+async def _client(settings: Settings, url: str) -> aioredis.Redis:
+    if settings.redis_sentinels:
+        return connect_sentinel(settings.redis_sentinels, settings.redis_sentinel_master,
+                                settings.redis_url.get_secret_value() if settings.redis_url else None)
+    cluster = settings.redis_cluster
+    if cluster is None:
+        cluster = await is_cluster(url)
+    return connect_cluster(url) if cluster else connect(url)
+
+
 @contextlib.asynccontextmanager
 async def open_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
-    """A client for `REDIS_URL`, or for an embedded server (under `DATA_DIR`) started for the
-    duration of the block."""
+    """A client for the configured Redis (one server, a Cluster or Sentinels), or for an embedded
+    server (under `DATA_DIR`) started for the duration of the block."""
     url = settings.redis_url.get_secret_value() if settings.redis_url else None
     embedded = None
-    if url is None:
+    if url is None and not settings.redis_sentinels:
         embedded = EmbeddedRedis(settings.data_dir / "redis")
         if embedded.serving():  # e.g. `python -m bot digest` next to a running `serve`
             url, embedded = embedded.url, None
         else:
             await asyncio.to_thread(embedded.start)
             url = embedded.url
-    client = connect(url)
+    client = await _client(settings, url or "")
     try:
         yield client
     finally:

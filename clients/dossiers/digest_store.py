@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import json
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from enum import StrEnum
 
 import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
-from redis.exceptions import LockError
+from redis.exceptions import LockError, RedisError
 
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.subscriptions import Subscriptions
@@ -120,7 +121,8 @@ class DigestStore:
             renewing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewing
-            with contextlib.suppress(LockError):  # lost meanwhile (Redis restarted): nothing to release
+            # lost meanwhile (Redis restarted: nothing to release) or Redis failing over (it runs out)
+            with contextlib.suppress(LockError, RedisError):
                 await lock.release()
 
     async def _renew(self, lock: Lock) -> None:
@@ -131,6 +133,8 @@ class DigestStore:
             except LockError:
                 log.warning("lost the digest's lease of the day; another process may post the missing parts")
                 return
+            except RedisError as error:  # failing over: the lease lives on in the replica, try again
+                log.warning("could not renew the digest's lease (%s); trying again", type(error).__name__)
 
     async def forced_run(self, day: dt.date, channel: str) -> str:
         """The id of a forced run of `day`: the unfinished one's when a forced run was cut short (so
@@ -157,7 +161,18 @@ class DigestStore:
         return bool(await self._redis.exists(_day(day, channel, "posted", part)))
 
     async def mark_posted(self, day: dt.date, channel: str, part: str = "all") -> None:
-        await self._redis.set(_day(day, channel, "posted", part), "1", ex=POSTED_TTL)
+        """The part is in Slack already: a mark lost to a failing Redis would let the next run post
+        it again, so it is retried for as long as the lease lasts (a Cluster or Sentinel failover
+        takes a few seconds)."""
+        deadline = time.monotonic() + self._lease
+        while True:
+            try:
+                await self._redis.set(_day(day, channel, "posted", part), "1", ex=POSTED_TTL)
+                return
+            except RedisError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.25)
 
 
 def _snapshot(raw: str) -> Snapshot:

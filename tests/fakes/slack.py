@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
@@ -49,6 +50,8 @@ class FakeSlack:
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     socket_connections: int = 0
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
+    # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
+    after_post: Callable[[dict[str, Any]], None] | None = None
 
     def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
@@ -151,6 +154,8 @@ class FakeSlack:
                 if "chat:write.public" not in self.scopes:
                     return {"ok": False, "error": "not_in_channel"}
         self.messages.append(args)
+        if self.after_post is not None:
+            self.after_post(args)
         return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
 
     def _files_getUploadURLExternal(self, args: dict) -> dict:
