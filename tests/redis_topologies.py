@@ -8,6 +8,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -160,7 +161,7 @@ class LocalSentinels(_Servers):
     def _sentinels_see(self, *, replicas: int, others: int) -> bool:
         for port in self.sentinels:
             try:
-                primary = redis.Redis(port=port, socket_timeout=1, decode_responses=True).sentinel_master(self.NAME)
+                primary: Any = redis.Redis(port=port, socket_timeout=1, decode_responses=True).sentinel_master(self.NAME)
             except redis.RedisError:
                 return False
             if primary["num-slaves"] < replicas or primary["num-other-sentinels"] < others:
@@ -170,7 +171,7 @@ class LocalSentinels(_Servers):
     def current_primary(self) -> int:
         for port in self.sentinels:
             if self.processes[port].poll() is None:
-                _, primary = redis.Redis(port=port, socket_timeout=1).sentinel_get_master_addr_by_name(self.NAME)
-                return int(primary)
+                address: Any = redis.Redis(port=port, socket_timeout=1).sentinel_get_master_addr_by_name(self.NAME)
+                return int(address[1])
         raise LookupError("no sentinel")
 
