@@ -1,6 +1,10 @@
-"""The baseline: a bare AsyncApp whose /room listener only acks, served like the bot (uvicorn + Starlette adapter)."""
+"""The baseline: a bare AsyncApp whose /room listener only acks.
+
+`python bench/bare_app.py` serves it like the bot (uvicorn + Bolt's Starlette adapter);
+`python bench/bare_app.py aiohttp` on Bolt's own aiohttp server (`AsyncApp.start`)."""
 
 import os
+import sys
 
 import uvicorn
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
@@ -29,5 +33,9 @@ async def events(request: Request):
 
 
 if __name__ == "__main__":
-    web = Starlette(routes=[Route("/slack/events", events, methods=["POST"])])
-    uvicorn.run(web, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warning")
+    port = int(os.environ["PORT"])
+    if sys.argv[1:] == ["aiohttp"]:
+        app.start(port=port, path="/slack/events", host="127.0.0.1")
+    else:
+        web = Starlette(routes=[Route("/slack/events", events, methods=["POST"])])
+        uvicorn.run(web, host="127.0.0.1", port=port, log_level="warning")

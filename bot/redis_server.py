@@ -12,12 +12,12 @@ import logging
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.connection import parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
@@ -125,10 +125,15 @@ def connect(url: str) -> aioredis.Redis:
 
 
 class _Cluster(RedisCluster):
-    """A cluster client that makes callers wait for a connection, like `connect`'s pool.
+    """A cluster client that makes callers wait for a connection, like `connect`'s pool, and
+    fails over as a connection error.
 
     redis-py's cluster nodes raise `MaxConnectionsError` at once past their pool size; a
-    semaphore in front keeps the commands in flight under it (pipelines get the headroom)."""
+    semaphore in front keeps the commands in flight under it (pipelines get the headroom).
+    While a primary fails over, redis-py 8.1 sometimes writes on a connection another task has
+    just closed and raises `AttributeError` (seen in the crash tests of
+    `tests/test_redis_topologies.py`): it is raised here as the connection error it is, which the
+    bot's callers handle."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -141,9 +146,29 @@ class _Cluster(RedisCluster):
         except TimeoutError:
             raise RedisConnectionError("no free Redis connection") from None
         try:
-            return await super().execute_command(*args, **kwargs)
+            with _closed_connection_as_error():
+                return await super().execute_command(*args, **kwargs)
         finally:
             self._in_flight.release()
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)  # refused by redis-py, as it should be
+        return _ClusterPipeline(self, transaction)  # type: ignore[abstract]  # as redis-py itself builds one
+
+
+class _ClusterPipeline(ClusterPipeline):
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
+        with _closed_connection_as_error():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+@contextlib.contextmanager
+def _closed_connection_as_error() -> Iterator[None]:
+    try:
+        yield
+    except AttributeError as error:
+        raise RedisConnectionError(f"Redis connection closed while in use ({error})") from error
 
 
 def connect_cluster(url: str) -> aioredis.Redis:

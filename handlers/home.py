@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import Message, plain
+from handlers.dedupe import first_delivery
 from handlers.home_messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who
@@ -21,8 +22,8 @@ log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def home_opened(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
-        if event.get("tab") == "home":
+    async def home_opened(event: dict, body: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        if event.get("tab") == "home" and await first_delivery(services, body):
             await publish_home(services, client, Asker(context.team_id or "", event["user"]))
 
     async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:

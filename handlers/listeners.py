@@ -3,7 +3,6 @@
 from slack_bolt.async_app import AsyncApp
 
 from handlers import (
-    dedupe,
     digest_command,
     home,
     new_room,
@@ -18,7 +17,6 @@ from handlers.services import Services
 
 def register_listeners(app: AsyncApp, services: Services) -> None:
     request_ids.register(app)  # first: every later log line of the request carries its id
-    dedupe.register(app, services)  # before listeners: a re-delivered event reaches none
     room_command.register(app, services)
     room_actions.register(app, services)
     share.register(app, services)

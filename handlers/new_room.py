@@ -22,6 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.errors import RoomRejected
 from clients.rooms.models import AccessLevel, Room
 from handlers.blocks import Message, plain
+from handlers.dedupe import first_delivery
 from handlers.home_messages import HOME_NEW_ROOM_OPTIONS
 from handlers.i18n import Mrkdwn, text
 from handlers.new_room_messages import NEW_ROOM_MODAL, Choice, field_errors, new_room_modal, read_choice
@@ -107,6 +108,8 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def create_room_step(inputs: dict, complete: AsyncComplete, fail: AsyncFail, client: AsyncWebClient,
                                body: dict) -> None:
+        if not await first_delivery(services, body):
+            return
         team = str(body.get("team_id") or (body.get("event") or {}).get("team_id") or "")
         owner = str(inputs.get("owner") or "")
         wanted = str(inputs.get("access_level") or "").strip().lower()

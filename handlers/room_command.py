@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel
 from handlers.blocks import Message
+from handlers.dedupe import first_delivery
 from handlers.i18n import quoted, text
 from handlers.new_room import create_and_invite
 from handlers.on_behalf import Asker, reply_for
@@ -104,6 +105,8 @@ def parse_room_ref(raw: str) -> Show | Help:
 def register(app: AsyncApp, services: Services) -> None:
     async def room_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
+        if not await first_delivery(services, command):
+            return
         request = parse(command.get("text", ""))
         asker = Asker(command["team_id"], command["user_id"])
 

@@ -22,6 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
 from handlers.blocks import join_button
+from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
 from handlers.room_messages import room_details
@@ -36,7 +37,9 @@ MAX_LINKS = 5
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def link_shared(event: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+    async def link_shared(event: dict, body: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        if not await first_delivery(services, body):
+            return
         links = {link["url"]: ref for link in event.get("links", [])[:50] if (ref := read_room_ref(str(link.get("url", ""))))}
         links = dict(list(links.items())[:MAX_LINKS])
         if not links:

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import redis
 
@@ -78,6 +78,19 @@ class _Servers:
         self.processes[port].send_signal(signal.SIGKILL)
         self.processes[port].wait()
 
+    def start_all(self) -> Self:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        try:
+            return self.start_all()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         for process in self.processes.values():
             if process.poll() is None:
@@ -98,7 +111,7 @@ class LocalCluster(_Servers):
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.ports[-1]}"  # any node will do: the client finds the rest
 
-    def start_all(self) -> LocalCluster:
+    def start_all(self) -> Self:
         for port in self.ports:
             self.start(port, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                        "--cluster-node-timeout", str(self.NODE_TIMEOUT))
@@ -144,7 +157,7 @@ class LocalSentinels(_Servers):
     def env(self) -> dict[str, str]:
         return {"REDIS_SENTINELS": ",".join(f"127.0.0.1:{p}" for p in self.sentinels), "REDIS_SENTINEL_MASTER": self.NAME}
 
-    def start_all(self) -> LocalSentinels:
+    def start_all(self) -> Self:
         self.start(self.primary)
         self.start(self.replica, "--replicaof", "127.0.0.1", str(self.primary))
         for port in self.sentinels:

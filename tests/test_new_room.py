@@ -164,6 +164,8 @@ async def test_the_workflow_step_creates_the_owners_room_and_completes_with_its_
     outputs = done.args["outputs"] if isinstance(done.args["outputs"], dict) else json.loads(done.args["outputs"])
     assert outputs == {"room_url": room["url"], "room_id": room["id"], "access_level": "restricted"}
     assert done.args["function_execution_id"] == "Fx0001" and len(meet.token_requests) == 1
+    await post_event(bot, step_event("U0ALICE", "restricted"), "EvStep1")  # Slack re-delivers it
+    assert len(meet.rooms) == 1 and len(slack.called("functions.completeSuccess")) == 1
 
 
 async def test_the_workflow_step_fails_in_the_owners_language(bot, slack: FakeSlack, meet: FakeMeet):

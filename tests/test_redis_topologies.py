@@ -32,20 +32,14 @@ PEOPLE = [f"U0P{n:03d}" for n in range(6)]
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    servers = LocalCluster(tmp_path / "cluster")
-    try:
-        yield servers.start_all()
-    finally:
-        servers.stop()
+    with LocalCluster(tmp_path / "cluster") as servers:
+        yield servers
 
 
 @pytest.fixture
 def sentinels(tmp_path: Path) -> Iterator[LocalSentinels]:
-    servers = LocalSentinels(tmp_path / "sentinel")
-    try:
-        yield servers.start_all()
-    finally:
-        servers.stop()
+    with LocalSentinels(tmp_path / "sentinel") as servers:
+        yield servers
 
 
 def _people(slack: FakeSlack, meet: FakeMeet) -> None:
@@ -73,6 +67,7 @@ async def two_bots(tmp_path: Path, env: dict[str, str]) -> AsyncIterator[tuple[h
         for process in processes:
             process.send_signal(signal.SIGTERM)
         outputs = [process.communicate(timeout=20)[0] for process in processes]
+        print(*outputs, sep="\n")  # shown when the test fails
     assert [process.returncode for process in processes] == [0, 0], outputs
     assert "Traceback" not in "".join(outputs), outputs
 

@@ -97,7 +97,7 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
         day = dt.datetime.now(dt.UTC).date()
         await wait_until(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:posted:all"), "the digest marked posted")
         assert len(slack.posted("C0DIGEST")) == 1
-        # the retried delivery was refused before its ack; the first one's preview comes after its ack
+        # each delivery is acked; the retry then finds the event claimed and does nothing, the first posts the preview
         await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl"))), "the link preview")
         assert len(slack.called("chat.unfurl")) == 1
     finally:

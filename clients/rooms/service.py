@@ -15,6 +15,7 @@ import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from clients.errors import describe_error, field_errors
+from clients.http_pools import Pools
 from clients.retry import RetryPolicy
 from clients.rooms import errors
 from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
@@ -39,7 +40,7 @@ class RoomService:
         self._client_id = client_id
         self._client_secret = client_secret
         self._policy = policy or RetryPolicy(attempts=3, budget=8.0)  # a person waits for the answer
-        self._http = httpx.AsyncClient(
+        self._http = Pools(
             follow_redirects=False,
             timeout=httpx.Timeout(timeout, connect=3.0),
             headers={"Accept": "application/json", "User-Agent": "roombot"},
@@ -110,9 +111,10 @@ class RoomService:
         url = self._base + path
 
         async def attempt() -> httpx.Response:
-            response = await self._http.request(method, url, headers=headers, **kwargs)
-            await response.aread()
-            return response
+            async with self._http.client() as http:
+                response = await http.request(method, url, headers=headers, **kwargs)
+                await response.aread()
+                return response
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)

@@ -1,0 +1,82 @@
+"""An open-loop load generator in a process of its own: `python -m bench.load URL RATE SECONDS`.
+
+Requests leave on a fixed schedule (RATE a second), whether or not earlier ones were answered, and
+each latency counts from the moment its request was due — so a server that stalls is charged for
+the requests queued behind the stall (no coordinated omission). At most CONNECTIONS are in flight;
+a request waiting for a connection is late, and that lateness is part of its latency.
+
+Prints one JSON object: what was sent and answered, the achieved rate, and latency percentiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+
+import aiohttp
+
+from tests.slack_requests import command_body, signed_headers
+
+
+async def run(url: str, rate: float, seconds: float, connections: int, user: str, response_url: str) -> dict[str, object]:
+    count = round(rate * seconds)
+    latencies: list[float] = []
+    failures: dict[str, int] = {}
+    connector = aiohttp.TCPConnector(limit=connections, force_close=False)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as http:
+
+        async def one(due: float) -> None:
+            body = command_body("list", user, response_url)
+            try:
+                async with http.post(url, data=body.encode(), headers=signed_headers(body)) as response:
+                    await response.read()
+                    status = response.status
+            except (aiohttp.ClientError, TimeoutError) as error:
+                failures[type(error).__name__] = failures.get(type(error).__name__, 0) + 1
+                return
+            if status != 200:
+                failures[str(status)] = failures.get(str(status), 0) + 1
+                return
+            latencies.append(time.perf_counter() - due)
+
+        start = time.perf_counter() + 0.1
+        tasks = []
+        for index in range(count):
+            due = start + index / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(due)))
+        sending = time.perf_counter() - start
+        await asyncio.gather(*tasks)
+        elapsed = time.perf_counter() - start
+    ordered = sorted(latencies)
+
+    def pct(q: float) -> float | None:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else None
+
+    return {
+        "offered": rate, "sent": count, "answered": len(latencies), "failures": failures,
+        "send_seconds": sending, "seconds": elapsed, "achieved": len(latencies) / elapsed if elapsed else 0.0,
+        "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": ordered[-1] * 1000 if ordered else None,
+        "mean_ms": statistics.fmean(ordered) * 1000 if ordered else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url")
+    parser.add_argument("rate", type=float)
+    parser.add_argument("seconds", type=float)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--user", default="U0BENCH")
+    parser.add_argument("--response-url", default="http://127.0.0.1:9/response/bench")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args.url, args.rate, args.seconds, args.connections, args.user, args.response_url))))
+
+
+if __name__ == "__main__":
+    main()
