@@ -54,7 +54,7 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
 
     commands: list[str] = []
     # no socket timeout: MONITOR may rightly stay silent while the bots start on a busy machine
-    monitor_client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    monitor_client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=None)  # redis-py 8: 5 s by default
 
     listening = asyncio.Event()
 
