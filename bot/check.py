@@ -51,7 +51,7 @@ Check = Callable[[], Awaitable[Result]]
 
 
 async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str | None = None) -> list[Result]:
-    checks: list[tuple[str, Check]] = [("Redis", lambda: _redis(redis)), ("Slack", lambda: _slack(settings))]
+    checks: list[tuple[str, Check]] = [("Redis", lambda: _redis(redis, settings)), ("Slack", lambda: _slack(settings))]
     if settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret:
         checks.append(("room service", lambda: _rooms(settings, as_email)))
     if settings.ds_api_token:
@@ -83,12 +83,12 @@ async def log_failures(settings: Settings, redis: aioredis.Redis) -> None:
             log.warning("start-up check: %s", result.line())
 
 
-async def _redis(redis: aioredis.Redis) -> Result:
+async def _redis(redis: aioredis.Redis, settings: Settings) -> Result:
     try:
         server = await redis.info("server")
         persistence = await redis.info("persistence")
     except RedisError as error:
-        return Result("Redis", False, f"does not answer ({type(error).__name__}): check REDIS_URL and that the server runs")
+        return Result("Redis", False, f"does not answer ({type(error).__name__}): check {settings.redis_settings} and that the server runs")
     saved = "AOF" if persistence.get("aof_enabled") else "RDB snapshots" if persistence.get("rdb_last_save_time") else "none"
     if saved == "none":
         return Result("Redis", False, f"version {server.get('redis_version')}, no persistence: enable AOF (appendonly yes)")

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        print(f"roombot: Redis does not answer ({type(error).__name__}); check REDIS_URL and that the server runs",
+        print(f"roombot: Redis does not answer ({type(error).__name__}); check {settings.redis_settings} and that the server runs",
               file=sys.stderr)
         return 1
     return 0

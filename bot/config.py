@@ -80,6 +80,11 @@ class Settings(BaseSettings):
         return value.strip()
 
     @property
+    def redis_settings(self) -> str:
+        """The variables to check when Redis does not answer (never their values: a URL may hold a password)."""
+        return "REDIS_SENTINELS and REDIS_SENTINEL_MASTER" if self.redis_sentinels else "REDIS_URL"
+
+    @property
     def allowed_demarches(self) -> frozenset[int] | None:
         """None: any démarche the token can read."""
         if self.digest_allowed_demarches == "*":

@@ -49,11 +49,14 @@ def test_redis_down_during_the_digest_command_is_one_line_and_exit_1(monkeypatch
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     ds.add_demarche(101, "Subvention", dossiers=3)
-    for flags in (["digest"], ["digest", "--dry-run"]):
+    for flags, sentinels, names in ((["digest"], None, "REDIS_URL"), (["digest", "--dry-run"], None, "REDIS_URL"),
+                                    (["digest"], f"127.0.0.1:{free_port()}", "REDIS_SENTINELS and REDIS_SENTINEL_MASTER")):
+        if sentinels:
+            monkeypatch.setenv("REDIS_SENTINELS", sentinels)
         assert main(flags) == 1
         err = capsys.readouterr().err
         said = [line for line in err.splitlines() if line.startswith("roombot:")]
-        assert len(said) == 1 and "Redis does not answer" in said[0] and "REDIS_URL" in said[0]
+        assert len(said) == 1 and "Redis does not answer" in said[0] and f"check {names} and" in said[0]
         assert "Traceback" not in err and "hunter2" not in err
 
 
