@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -87,12 +87,22 @@ async def _redis(redis: aioredis.Redis, settings: Settings) -> Result:
     try:
         server = await redis.info("server")
         persistence = await redis.info("persistence")
+        saved = "AOF" if persistence.get("aof_enabled") else await _snapshots(redis)
     except RedisError as error:
         return Result("Redis", False, f"does not answer ({type(error).__name__}): check {settings.redis_settings} and that the server runs")
-    saved = "AOF" if persistence.get("aof_enabled") else "RDB snapshots" if persistence.get("rdb_last_save_time") else "none"
     if saved == "none":
         return Result("Redis", False, f"version {server.get('redis_version')}, no persistence: enable AOF (appendonly yes)")
     return Result("Redis", True, f"version {server.get('redis_version')}, persistence: {saved}")
+
+
+async def _snapshots(redis: aioredis.Redis) -> str:
+    """RDB snapshots when `save` has a rule (INFO cannot tell: it shows a last save time even with
+    `save ""`); managed services that refuse CONFIG are taken at their word."""
+    try:
+        rules = (await redis.config_get("save")).get("save")
+    except ResponseError:
+        return "RDB snapshots (not verified: CONFIG refused)"
+    return "RDB snapshots" if rules else "none"
 
 
 async def _slack(settings: Settings) -> Result:

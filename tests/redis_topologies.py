@@ -52,7 +52,7 @@ def _answers(port: int) -> bool:
         return False
 
 
-class _Servers:
+class Servers:
     """redis-server processes, one folder each, stopped together."""
 
     def __init__(self, folder: Path) -> None:
@@ -79,7 +79,8 @@ class _Servers:
         self.processes[port].wait()
 
     def start_all(self) -> Self:
-        raise NotImplementedError
+        """Starts what the topology needs (nothing for bare servers started one by one)."""
+        return self
 
     def __enter__(self) -> Self:
         try:
@@ -98,7 +99,7 @@ class _Servers:
                 process.wait()
 
 
-class LocalCluster(_Servers):
+class LocalCluster(Servers):
     """Six nodes; a primary is declared failed after NODE_TIMEOUT ms and its replica takes over."""
 
     NODE_TIMEOUT = 1000
@@ -144,7 +145,7 @@ class LocalCluster(_Servers):
         return next(port for port, ranges in self._primaries().items() if any(low <= slot <= high for low, high in ranges))
 
 
-class LocalSentinels(_Servers):
+class LocalSentinels(Servers):
     """A primary, its replica and three Sentinels (quorum 2) that fail over within seconds."""
 
     NAME = "roombot"

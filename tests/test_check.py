@@ -68,3 +68,15 @@ async def test_serve_logs_each_failure_in_one_line_and_goes_on(configured, redis
         await log_failures(load_settings(_env_file=None), redis)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("start-up check")]
     assert len(lines) == 1 and "links:write" in lines[0]
+
+
+def test_a_redis_that_keeps_nothing_is_a_failure_even_though_info_shows_a_save_time(configured, capsys, monkeypatch, tmp_path):
+    from tests.processes import free_port
+    from tests.redis_topologies import Servers
+
+    port = free_port()
+    with Servers(tmp_path / "bare") as servers:  # --save "" --appendonly no
+        servers.start(port)
+        monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+        code, lines = check(capsys)
+    assert code == 1 and lines[0].startswith("✗ Redis") and "no persistence: enable AOF" in lines[0], lines
