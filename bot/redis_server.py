@@ -172,8 +172,9 @@ def _closed_connection_as_error() -> Iterator[None]:
 
 
 def connect_cluster(url: str) -> aioredis.Redis:
-    """A Redis Cluster client from any node's URL. It follows MOVED/ASK and, when a primary
-    fails, retries long enough (about 3 s) for a replica to take over its slots.
+    """A Redis Cluster client from any node's URL. It follows MOVED/ASK and refreshes its map of
+    the slots when a node fails; a command meanwhile is retried a few times (under 2 s in all),
+    then fails as a connection error, which the bot's callers handle like any Redis outage.
 
     Typed as a plain client: the bot only uses commands both offer, and every feature's tests
     run against a real cluster (`tests/test_redis_topologies.py`)."""
