@@ -66,8 +66,6 @@ async def highest_steady_rate(base: str, slack: FakeSlack, *, replies: bool) -> 
         if not (steady(result) and done):
             break
         best, best_result = rate, result
-    if replies:
-        await drained(slack, len(slack.responses), 0)
     return best, best_result
 
 

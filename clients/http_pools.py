@@ -17,12 +17,18 @@ from typing import Any
 
 import httpx
 
+KEEPALIVE = 4.0
+
 
 class Pools:
     """`shards` httpx clients of `size` kept-alive connections each; a call takes the least busy."""
 
     def __init__(self, *, shards: int = 6, size: int = 16, **options: Any) -> None:
-        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=30)
+        # idle connections close before the servers' own keep-alive timeouts (5 s for uvicorn and
+        # many proxies) run out: a request sent on a connection the server is closing fails, and a
+        # room creation is not retried (it may have been made). With 30 s here, one creation in a
+        # run of the cluster crash test failed with a ReadError against the uvicorn-served fake.
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=KEEPALIVE)
         self._clients = [httpx.AsyncClient(limits=limits, **options) for _ in range(shards)]
         self._busy = [0] * shards
         self._free = asyncio.Semaphore(shards * size)  # so no shard ever has a call waiting inside

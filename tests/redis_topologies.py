@@ -13,15 +13,14 @@ from typing import Any, Self
 import redis
 
 from bot.redis_server import redis_server_binary
+from tests.processes import free_port
 
 
 def _free_ports(count: int, *, bus: bool = False) -> list[int]:
     """Ports free now (with `bus`, their cluster bus port, port + 10000, too)."""
     ports: list[int] = []
     while len(ports) < count:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
+        port = free_port()
         if port in ports or (bus and (port + 10000 > 65535 or not _is_free(port + 10000))):
             continue
         ports.append(port)

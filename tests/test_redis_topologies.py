@@ -25,7 +25,7 @@ from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.redis_topologies import LocalCluster, LocalSentinels
 from tests.slack_requests import action_body, command_body, event_body, signed_headers
-from tests.test_scale_out import wait_until
+from tests.test_scale_out import _async_true, wait_until
 
 PEOPLE = [f"U0P{n:03d}" for n in range(6)]
 
@@ -123,20 +123,16 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
         async with open_redis(Settings(_env_file=None, redis_url=cluster.url)) as redis:
             day = dt.datetime.now(dt.UTC).date()
             await wait_until(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:posted:all"), "the digest marked posted")
-        await wait_until(lambda: _true(bool(slack.called("chat.unfurl")) and bool(slack.posted("C0PUBLIC"))),
+        await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl")) and bool(slack.posted("C0PUBLIC"))),
                          "the preview and the share")
     assert len(slack.posted("C0DIGEST")) == 1
     assert len(slack.called("chat.unfurl")) == 1
     assert len(slack.posted("C0PUBLIC")) == 1
 
 
-async def _true(value: bool) -> bool:
-    return value
-
-
 async def _reply(slack: FakeSlack, name: str) -> str:
     """The text of the first answer sent to the response URL `name`."""
-    await wait_until(lambda: _true(any(r["_url"] == name for r in slack.responses)), f"an answer on {name}")
+    await wait_until(lambda: _async_true(any(r["_url"] == name for r in slack.responses)), f"an answer on {name}")
     return next(r["text"] for r in slack.responses if r["_url"] == name)
 
 
@@ -168,18 +164,18 @@ async def _burst_through_a_crash(
             await asyncio.sleep(0.05)  # an open loop: 20 commands a second, whatever the answers
         await asyncio.gather(*sends)
         await asyncio.wait_for(crashed.wait(), 30)
-        await wait_until(lambda: _true(healthy()), "a replica to take over", timeout=30)
+        await wait_until(lambda: _async_true(healthy()), "a replica to take over", timeout=30)
 
         def answered() -> set[str]:
             return {r["_url"] for r in slack.responses if r["_url"].startswith("new")}
 
-        await wait_until(lambda: _true(len(answered()) == 60), "an answer to every /room new", timeout=60)
+        await wait_until(lambda: _async_true(len(answered()) == 60), "an answer to every /room new", timeout=60)
         # the digest's run ends (posted) once its mark reaches the new primary; asking again is refused
-        await wait_until(lambda: _true(any("posted" in r.get("text", "") for r in slack.responses
+        await wait_until(lambda: _async_true(any("posted" in r.get("text", "") for r in slack.responses
                                            if r["_url"] == "digest-now")), "the digest run to end")
         for base in bases:
             await _send(http, base, _command(slack, "now", PEOPLE[1], "digest-again", command="/digest", channel="C0DIGEST"))
-        await wait_until(lambda: _true(sum(r["_url"] == "digest-again" and "already" in r["text"] for r in slack.responses) == 2),
+        await wait_until(lambda: _async_true(sum(r["_url"] == "digest-again" and "already" in r["text"] for r in slack.responses) == 2),
                          "both refusals")
     # one room per command, each in its command's answer
     assert len(meet.rooms) == 60
