@@ -114,20 +114,22 @@ class DigestStore:
         if not await lock.acquire():
             yield False
             return
-        renewing = asyncio.create_task(self._renew(lock))
+        done = asyncio.Event()
+        renewing = asyncio.create_task(self._renew(lock, done))
         try:
             yield True
         finally:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewing
+            done.set()  # not cancel(): redis-py may turn a cancelled command into a RedisError
+            await renewing
             # lost meanwhile (Redis restarted: nothing to release) or Redis failing over (it runs out)
             with contextlib.suppress(LockError, RedisError):
                 await lock.release()
 
-    async def _renew(self, lock: Lock) -> None:
+    async def _renew(self, lock: Lock, done: asyncio.Event) -> None:
         while True:
-            await asyncio.sleep(self._lease / 3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), self._lease / 3)
+                return
             try:
                 await lock.reacquire()
             except LockError:
