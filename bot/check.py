@@ -1,8 +1,10 @@
 """`python -m bot check [--as EMAIL]`: the configuration tried against every configured service.
 
-One line per part, ✓ or ✗ and, for ✗, what to do. `serve` runs the same checks at start and logs
-each failure in one line, without refusing to start (a service may come back; Slack still needs
-an answer meanwhile).
+One line per part: ✓ when it works, ⚠ when it works in a way worth changing, ✗ with what to do
+when it does not. `check` asks what `serve` needs, so a ✓ everywhere means `serve` starts and
+every feature configured can work. `serve` runs the same checks at start and logs each line that
+is not ✓, without refusing to start (a service may come back; Slack still needs an answer
+meanwhile).
 """
 
 from __future__ import annotations
@@ -17,16 +19,19 @@ from redis.exceptions import RedisError, ResponseError
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Settings
+from bot import advice
+from bot.config import WHAT, Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
 from bot.wiring import configure_slack_client
-from clients.dossiers.errors import DossierServiceError
+from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Subscriptions
-from clients.errors import ServiceError
+from clients.inference.errors import InferenceError
+from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import RoomService
+from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +40,8 @@ REQUIRED_SCOPES = frozenset({
     "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read",
     "users:read.email", "channels:read", "groups:read", "files:write",
 })
+#: What the bot asks of the room service's application: list, look up and create rooms.
+ROOM_SCOPES = ("rooms:list", "rooms:retrieve", "rooms:create")
 
 
 @dataclass(frozen=True)
@@ -42,19 +49,23 @@ class Result:
     part: str
     ok: bool
     says: str  # what was found, or what to do
+    warning: bool = False  # works, but in a way the operator should change
 
     def line(self) -> str:
-        return f"{'✓' if self.ok else '✗'} {self.part}: {self.says}"
+        mark = "✗" if not self.ok else "⚠" if self.warning else "✓"
+        return f"{mark} {self.part}: {self.says}"
 
 
 Check = Callable[[], Awaitable[Result]]
 
 
 async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str | None = None) -> list[Result]:
-    checks: list[tuple[str, Check]] = [("Redis", lambda: _redis(redis, settings)), ("Slack", lambda: _slack(settings))]
-    if settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret:
-        checks.append(("room service", lambda: _rooms(settings, as_email)))
-    if settings.ds_api_token:
+    checks: list[tuple[str, Check]] = [
+        ("Redis", lambda: _redis(redis, settings)),
+        ("Slack", lambda: _slack(settings)),
+        ("room service", lambda: _rooms(settings, as_email)),
+    ]
+    if settings.ds_api_token or settings.digest_channel or settings.digest_demarches:
         checks.append(("dossier service", lambda: _dossiers(settings, redis)))
     if settings.albert_api_key:
         checks.append(("inference service", lambda: _inference(settings, redis)))
@@ -62,8 +73,9 @@ async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str
     for part, check in checks:
         try:
             results.append(await check())
-        except Exception as error:  # a check that breaks is a ✗ too, never a traceback
-            results.append(Result(part, False, f"the check itself failed ({type(error).__name__})"))
+        except Exception:  # a check that breaks is a ✗ too, never a traceback on the operator's screen
+            log.exception("the %s check broke", part)
+            results.append(Result(part, False, "could not be checked: an unexpected error, logged above"))
     return results
 
 
@@ -77,10 +89,14 @@ async def run_check_command(settings: Settings, *, as_email: str | None) -> int:
 
 
 async def log_failures(settings: Settings, redis: aioredis.Redis) -> None:
-    """At `serve`'s start: one line per part that fails, and the bot starts anyway."""
+    """At `serve`'s start: one line per part that is not ✓, and the bot starts anyway."""
     for result in await run_checks(settings, redis):
-        if not result.ok:
+        if not result.ok or result.warning:
             log.warning("start-up check: %s", result.line())
+
+
+def _unset(settings: Settings, *names: str) -> str:
+    return "set " + ", ".join(f"{name.upper()} ({WHAT[name]})" for name in settings.missing(*names))
 
 
 async def _redis(redis: aioredis.Redis, settings: Settings) -> Result:
@@ -89,7 +105,7 @@ async def _redis(redis: aioredis.Redis, settings: Settings) -> Result:
         persistence = await redis.info("persistence")
         saved = "AOF" if persistence.get("aof_enabled") else await _snapshots(redis)
     except RedisError as error:
-        return Result("Redis", False, f"does not answer ({type(error).__name__}): check {settings.redis_settings} and that the server runs")
+        return Result("Redis", False, advice.redis_problem(error, settings))
     if saved == "none":
         return Result("Redis", False, f"version {server.get('redis_version')}, no persistence: enable AOF (appendonly yes)")
     return Result("Redis", True, f"version {server.get('redis_version')}, persistence: {saved}")
@@ -106,13 +122,15 @@ async def _snapshots(redis: aioredis.Redis) -> str:
 
 
 async def _slack(settings: Settings) -> Result:
-    if settings.slack_bot_token is None:
-        return Result("Slack", False, "SLACK_BOT_TOKEN is not set")
+    needed = ("slack_bot_token",) if settings.socket_mode else ("slack_bot_token", "slack_signing_secret")
+    if settings.missing(*needed):
+        return Result("Slack", False, _unset(settings, *needed))
+    assert settings.slack_bot_token is not None
     client = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
     try:
         answer = await client.auth_test()
-    except SlackApiError as error:
-        return Result("Slack", False, f"auth.test refused the bot token ({error.response.get('error')}): check SLACK_BOT_TOKEN")
+    except Exception as error:  # SlackApiError, or the HTTP client's own connection errors
+        return Result("Slack", False, advice.slack(error, settings))
     granted = {s.strip() for s in str(answer.headers.get("x-oauth-scopes", "")).split(",") if s.strip()}
     missing = sorted(REQUIRED_SCOPES - granted)
     if missing:
@@ -121,44 +139,78 @@ async def _slack(settings: Settings) -> Result:
         try:
             await client.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
         except SlackApiError as error:
-            return Result("Slack", False, f"the app-level token is refused ({error.response.get('error')}): "
-                                          "create one with connections:write (SLACK_APP_TOKEN)")
+            return Result("Slack", False, f"Slack refuses SLACK_APP_TOKEN ({error.response.get('error')}): make an "
+                                          "app-level token with the connections:write scope")
     return Result("Slack", True, f"bot {answer.get('user')} in {answer.get('team')}, every scope granted")
 
 
 async def _rooms(settings: Settings, as_email: str | None) -> Result:
+    needed = ("meet_api_url", "meet_client_id", "meet_client_secret")
+    if settings.missing(*needed):
+        return Result("room service", False, _unset(settings, *needed))
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
-    if not as_email:
-        return Result("room service", True, "configured; give --as EMAIL to try a token and a room list for that person")
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
     try:
+        await rooms.check_credentials()
+        if not as_email:
+            return Result("room service", True, f"application {settings.meet_client_id} accepted by "
+                                                f"{advice.host_of(settings.meet_api_url)}; give --as EMAIL to check "
+                                                "its scopes and a person's rooms")
         grant = await rooms.issue_token(as_email)
+        granted = set((grant.scope or "").split())
+        lacking = [scope for scope in ROOM_SCOPES if scope not in granted]
+        if lacking:
+            return Result("room service", False, f"the application {settings.meet_client_id} lacks the scope(s) "
+                                                 f"{', '.join(lacking)}: ask the room service's administrator to grant "
+                                                 "them (tokens already issued keep their old scopes for up to an hour)")
         page = await rooms.list_rooms(grant.access_token)
-    except ServiceError as error:
-        return Result("room service", False, f"{type(error).__name__}: {error.detail}")
+    except RoomServiceError as error:
+        return Result("room service", False, advice.rooms(error, settings, as_email))
     finally:
         await rooms.aclose()
-    return Result("room service", True, f"a token for that person (valid {grant.expires_in} s) and their {page.count} room(s)")
+    found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
+    if grant.expires_in < MIN_CACHED_LIFETIME:
+        return Result("room service", True, f"{found}; but tokens last {grant.expires_in} s: below "
+                                            f"{MIN_CACHED_LIFETIME} s they are not cached and every command asks for one "
+                                            "(raise APPLICATION_JWT_EXPIRATION_SECONDS on the service)", warning=True)
+    return Result("room service", True, f"{found}; tokens last {grant.expires_in} s")
 
 
 async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
-    assert settings.ds_api_token is not None
+    operators = ("digest_channel", "digest_demarches")
+    if settings.ds_api_token is None:
+        named = " and ".join(name.upper() for name in operators if name not in settings.missing(*operators))
+        return Result("dossier service", False, f"{named} set but not DS_API_TOKEN, so the digest is off: "
+                                                f"{_unset(settings, 'ds_api_token')}, or unset {named}")
+    half = settings.missing(*operators)
+    if len(half) == 1:
+        return Result("dossier service", False, f"the operator's digest is off: {_unset(settings, *half)}")
     numbers = set(settings.digest_demarches)
     for subscription in await Subscriptions(redis).all():
         numbers |= set(subscription.demarches)
     service = DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=RateLimiter(settings.ds_requests_per_minute))
     problems = []
     try:
+        if not numbers:  # no démarche to read: number 0 exists nowhere, and only a valid token hears so
+            numbers.add(0)
         for number in sorted(numbers):
             try:
                 await service.title(number)
+            except DossierConfigError as error:
+                return Result("dossier service", False, advice.dossiers(error, settings))
             except DossierServiceError as error:
-                problems.append(f"n° {number}: {error.reason}")
+                if number != 0:
+                    problems.append(f"n° {number} ({advice.demarche(error)})")
+                elif error.reason != "not_found":
+                    return Result("dossier service", False, advice.dossiers(error, settings))
     finally:
         await service.aclose()
+    numbers.discard(0)
     if problems:
-        return Result("dossier service", False, "cannot read " + "; ".join(problems)
-                      + " (check the token's démarches and allowed IP addresses in the administrator profile)")
+        return Result("dossier service", False, "cannot read " + ", ".join(problems) + ": remove them from "
+                      "DIGEST_DEMARCHES (or /digest unsubscribe), or use a token of an administrator of each")
+    if not numbers:
+        return Result("dossier service", True, "the token is accepted; no démarche followed yet")
     return Result("dossier service", True, f"the token reads the {len(numbers)} configured démarche(s)")
 
 
@@ -166,14 +218,14 @@ async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:
     async with inference(settings, redis) as ai:
         try:
             models = await ai.service.models()
-        except ServiceError as error:
-            return Result("inference service", False, f"{type(error).__name__}: {error.detail}")
-        if settings.albert_model not in models:
-            return Result("inference service", False, f"no model {settings.albert_model!r} (it has {', '.join(models[:5])}): "
-                                                      "set ALBERT_MODEL")
+            if not any(settings.albert_model in model.names for model in models):
+                listed = ", ".join(name for model in models[:8] for name in model.names[:2])
+                return Result("inference service", False, f"no model {settings.albert_model!r} (it has {listed}): set ALBERT_MODEL")
+            await ai.service.complete([{"role": "user", "content": "ok"}], max_tokens=1)
+        except InferenceError as error:
+            return Result("inference service", False, advice.inference(error, settings))
         active = await ai.keys.active()
         if active is not None and active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
-            return Result("inference service", False, f"the bot's key {active.name} expires within {WARN_DAYS} days: "
-                                                      "run `python -m bot keys rotate`")
-    return Result("inference service", True, f"key accepted, model {settings.albert_model} present")
-
+            return Result("inference service", True, f"the bot's key {active.name} expires within {WARN_DAYS} days: "
+                                                     "run `python -m bot keys rotate`", warning=True)
+    return Result("inference service", True, f"key accepted, model {settings.albert_model} answers")

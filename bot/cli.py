@@ -9,7 +9,7 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 
-from bot import logs
+from bot import advice, logs
 from bot.check import run_check_command
 from bot.config import ConfigError, load_settings
 from bot.console import run_shell
@@ -57,7 +57,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        print(f"roombot: Redis does not answer ({type(error).__name__}); check {settings.redis_settings} and that the server runs",
-              file=sys.stderr)
+        print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
     return 0

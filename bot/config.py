@@ -2,7 +2,8 @@
 
 Every variable is optional at parse time because each command needs a different subset
 (`serve` needs Slack and room-service credentials, `digest` needs the dossier token).
-`require()` turns a missing one into a `ConfigError` whose message is one line naming it.
+`require()` turns the missing ones into one `ConfigError` line naming every one of them, so an
+operator fixes the configuration in one go rather than one start-up per variable.
 """
 
 from __future__ import annotations
@@ -169,38 +170,52 @@ class Settings(BaseSettings):
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
 
-    def require(self, *names: str) -> None:
-        """Stop with the first of `names` that is unset, in the order given."""
+    def missing(self, *names: str) -> list[str]:
+        """The variables among `names` that are unset or empty, in the order given."""
+        unset = []
         for name in names:
             value = getattr(self, name)
             if not value or (isinstance(value, SecretStr) and not value.get_secret_value()):
-                raise ConfigError(f"{name.upper()} is not set: {_PURPOSE[name]}")
+                unset.append(name)
+        return unset
+
+    def require(self, *names: str, to: str) -> None:
+        """Stops with one line naming every one of `names` that is unset; `to` says what needs them."""
+        unset = self.missing(*names)
+        if unset:
+            raise ConfigError(f"{to}, set " + ", ".join(f"{name.upper()} ({WHAT[name]})" for name in unset))
+
+    @property
+    def serve_requirements(self) -> tuple[str, ...]:
+        """What `serve` cannot start without: Slack's credentials and the room service's."""
+        slack = ("slack_bot_token",) if self.socket_mode else ("slack_bot_token", "slack_signing_secret")
+        return (*slack, "meet_api_url", "meet_client_id", "meet_client_secret")
 
     def require_for_serve(self) -> None:
-        self.require("slack_bot_token")
-        if not self.socket_mode:
-            self.require("slack_signing_secret")
-        self.require("meet_api_url", "meet_client_id", "meet_client_secret")
+        self.require(*self.serve_requirements, to="to serve")
 
 
-_PURPOSE = {
-    "slack_bot_token": "the Slack bot token (xoxb-…) is needed to serve",
-    "slack_signing_secret": "the Slack signing secret is needed in HTTP mode",
-    "meet_api_url": "the room service URL (…/external-api/v1.0) is needed for /room",
-    "meet_client_id": "the room service application id is needed for /room",
-    "meet_client_secret": "the room service application secret is needed for /room",
-    "ds_api_token": "the dossier service token is needed for the digest",
-    "digest_channel": "the Slack channel id the digest goes to is needed to post it",
+#: What each variable is, as the configuration error names it.
+WHAT = {
+    "slack_bot_token": "the Slack bot token, xoxb-…",
+    "slack_signing_secret": "Slack's request signing secret, needed in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode",
+    "meet_api_url": "the room service URL, ending in /external-api/v1.0",
+    "meet_client_id": "the room service application's id",
+    "meet_client_secret": "the room service application's secret",
+    "ds_api_token": "the dossier service's API token, from its administrator profile",
+    "digest_channel": "the Slack channel id the digest goes to, like C0123ABCD",
     "digest_demarches": "the comma-separated démarche numbers the digest reports on",
-    "albert_api_key": "the inference service API key is needed to manage keys",
+    "albert_api_key": "the inference service's API key",
 }
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Parse the environment, turning a validation failure into one line per bad variable."""
+    """Parse the environment; every malformed variable is named, in one line."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as error:
-        first = error.errors()[0]
-        name = str(first["loc"][0]).upper() if first["loc"] else "configuration"
-        raise ConfigError(f"{name} is malformed: {first['msg']}") from None
+        problems = []
+        for problem in error.errors():
+            name = str(problem["loc"][0]).upper() if problem["loc"] else "configuration"
+            problems.append(f"{name} is malformed: {problem['msg']}")
+        raise ConfigError("; ".join(dict.fromkeys(problems))) from None

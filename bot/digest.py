@@ -206,7 +206,7 @@ class DigestJob:
 async def digest_job(
     settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None, *, with_ai: bool = True
 ) -> AsyncIterator[DigestJob]:
-    settings.require("ds_api_token")
+    settings.require("ds_api_token", to="to read the dossier service")
     assert settings.ds_api_token is not None
     # one allowance per token, shared by every process through Redis (named by a hash of the token)
     limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(settings.ds_api_token.get_secret_value(), 16))

@@ -8,22 +8,16 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from bot import advice
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
-from clients.inference.errors import (
-    InferenceError,
-    InferenceUnreachable,
-    KeyRejected,
-    ModelUnreachable,
-    NotAUserKey,
-    RateLimited,
-)
+from clients.inference.errors import InferenceError
 from clients.inference.service import ApiKey
 
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
-    settings.require("albert_api_key")
+    settings.require("albert_api_key", to="to manage the inference keys")
     try:
         async with open_redis(settings) as redis, inference(settings, redis) as ai:
             if action == "list":
@@ -33,29 +27,12 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
                 return 0
             new, previous = await rotate(ai, expires_in_days=expires_in_days)
     except InferenceError as error:
-        print(f"roombot: {explain(error, str(settings.albert_api_url))}", file=sys.stderr)
+        print(f"roombot: {advice.inference(error, settings)}", file=sys.stderr)
         return 1
     until = _date(new.expires) or "no expiry"
     print(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}")
     print(f"revoked the bot's previous key {previous.name} (id {previous.id})" if previous else "the bootstrap key ALBERT_API_KEY is kept")
     return 0
-
-
-def explain(error: InferenceError, url: str) -> str:
-    """Which side failed, and who can act on it."""
-    match error:
-        case InferenceUnreachable():
-            return f"cannot reach the inference service at {url} ({error.detail}); check ALBERT_API_URL and the network"
-        case ModelUnreachable():
-            return f"the inference service answered but cannot reach its model ({error.detail}); try again later"
-        case RateLimited():
-            return f"the inference service is rate limiting this key ({error.detail}); try again in a minute"
-        case NotAUserKey():
-            return ("ALBERT_API_KEY is the service's master key (the key routes answer 'User not found.'): it owns "
-                    "no API keys. Create a user and a key for the bot, and set ALBERT_API_KEY to that key")
-        case KeyRejected():
-            return f"the inference service refuses ALBERT_API_KEY ({error.detail}); it is unknown, revoked or expired"
-    return f"the inference service refused: {error.detail}"
 
 
 def mask(secret: str) -> str:

@@ -204,7 +204,7 @@ async def is_cluster(url: str) -> bool:
     try:
         info = await probe.info("cluster")
     except RedisError as error:
-        log.warning("could not ask Redis whether it is a cluster (%s); set REDIS_CLUSTER to say", type(error).__name__)
+        log.warning("could not ask Redis whether it is a cluster (%s); set REDIS_CLUSTER to say", error)
         return False
     finally:
         await probe.aclose()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -35,7 +36,15 @@ def configured(monkeypatch, tmp_path, redis_url, redis, meet: FakeMeet, slack: F
 
 def check(capsys, *args: str) -> tuple[int, list[str]]:
     code = main(["check", *args])
-    return code, capsys.readouterr().out.strip().splitlines()
+    lines = capsys.readouterr().out.strip().splitlines()
+    for line in lines:  # words for the operator, never the name of an exception class
+        assert not re.search(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b", line), line
+    return code, lines
+
+
+def part(lines: list[str], name: str) -> str:
+    [line] = [line for line in lines if line[2:].startswith(name + ":")]
+    return line
 
 
 def test_every_part_passes_when_the_configuration_works(configured, capsys):
@@ -56,8 +65,8 @@ def test_each_failure_is_one_line_with_what_to_do(configured, capsys, slack: Fak
     failed = {line.split(":")[0]: line for line in lines if line.startswith("✗")}
     assert set(failed) == {"✗ Slack", "✗ room service", "✗ dossier service", "✗ inference service"}
     assert "files:write" in failed["✗ Slack"] and "reinstall" in failed["✗ Slack"]
-    assert "AccountNotFound" in failed["✗ room service"]
-    assert "n° 102: forbidden" in failed["✗ dossier service"]
+    assert "no account for nobody@example.gouv.fr" in failed["✗ room service"]
+    assert "n° 102 (the token may not read it)" in failed["✗ dossier service"]
     assert "set ALBERT_MODEL" in failed["✗ inference service"]
     assert not any(secret in "\n".join(lines) for secret in (BOOTSTRAP, ds.token, "xoxb-test-bot-token"))
 
@@ -80,3 +89,115 @@ def test_a_redis_that_keeps_nothing_is_a_failure_even_though_info_shows_a_save_t
         monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
         code, lines = check(capsys)
     assert code == 1 and lines[0].startswith("✗ Redis") and "no persistence: enable AOF" in lines[0], lines
+
+
+@pytest.mark.parametrize(("broken", "says"), [
+    ({"client_secret": "wrong"}, "knows no application with this MEET_CLIENT_ID (roombot-app) and MEET_CLIENT_SECRET"),
+    ({"inactive": True}, "the application roombot-app is inactive on the room service: ask its administrator"),
+    ({"url": "/api/v1.0"}, "MEET_API_URL must end in /external-api/v1.0"),
+    ({"external_api": False}, "must run with EXTERNAL_API_ENABLED=True"),
+    ({"applications": False}, "runs with APPLICATION_ENABLED=False"),
+    ({"unreachable": True}, "cannot reach 127.0.0.1:"),
+])
+def test_without_a_person_the_room_service_credentials_are_proved(configured, capsys, monkeypatch, meet: FakeMeet, broken, says):
+    meet.app_config.active = not broken.get("inactive")
+    meet.external_api_enabled = broken.get("external_api", True)
+    meet.applications_enabled = broken.get("applications", True)
+    if "client_secret" in broken:
+        monkeypatch.setenv("MEET_CLIENT_SECRET", broken["client_secret"])
+    if "url" in broken:
+        monkeypatch.setenv("MEET_API_URL", meet.base + broken["url"])
+    if broken.get("unreachable"):
+        from tests.processes import free_port
+
+        monkeypatch.setenv("MEET_API_URL", f"http://127.0.0.1:{free_port()}/external-api/v1.0")
+    code, lines = check(capsys)
+    assert code == 1 and part(lines, "room service").startswith("✗") and says in part(lines, "room service"), lines
+
+
+def test_right_credentials_are_proved_without_acting_for_anyone(configured, capsys, meet: FakeMeet):
+    code, lines = check(capsys)
+    assert code == 0, lines
+    assert "application roombot-app accepted" in part(lines, "room service") and "--as EMAIL" in part(lines, "room service")
+    assert meet.token_requests == ["roombot-check"] and meet.rooms == {}
+
+
+@pytest.mark.parametrize(("scopes", "lacking"), [
+    ("rooms:list", "rooms:retrieve, rooms:create"),
+    ("rooms:list rooms:retrieve", "rooms:create"),
+    (None, "rooms:list, rooms:retrieve, rooms:create"),  # an application without any: no `scope` in the reply
+])
+def test_the_applications_scopes_are_checked_with_a_persons_token(configured, capsys, meet: FakeMeet, scopes, lacking):
+    meet.app_config.scopes = scopes
+    code, lines = check(capsys, "--as", "alice@example.gouv.fr")
+    line = part(lines, "room service")
+    assert code == 1 and line.startswith("✗") and f"lacks the scope(s) {lacking}:" in line and "administrator" in line
+
+
+def test_tokens_too_short_to_cache_are_a_warning(configured, capsys, meet: FakeMeet):
+    meet.expires_in = 5
+    code, lines = check(capsys, "--as", "alice@example.gouv.fr")
+    line = part(lines, "room service")
+    assert code == 0 and line.startswith("⚠") and "tokens last 5 s" in line and "APPLICATION_JWT_EXPIRATION_SECONDS" in line
+
+
+async def test_a_digest_without_a_dossier_token_is_a_failure_and_serve_says_so(configured, capsys, monkeypatch, redis, caplog):
+    monkeypatch.delenv("DS_API_TOKEN")
+    with caplog.at_level(logging.WARNING):  # first: main() below configures logging its own way
+        await log_failures(load_settings(_env_file=None), redis)
+    logged = [r.getMessage() for r in caplog.records if "DS_API_TOKEN" in r.getMessage()]
+    code, lines = await _in_thread(check, capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and line.startswith("✗") and "DIGEST_CHANNEL and DIGEST_DEMARCHES set but not DS_API_TOKEN" in line
+    assert logged == [f"start-up check: {line}"]
+
+
+def test_half_an_operators_digest_is_a_failure(configured, capsys, monkeypatch):
+    monkeypatch.delenv("DIGEST_DEMARCHES")
+    code, lines = check(capsys)
+    assert code == 1 and "the operator's digest is off: set DIGEST_DEMARCHES" in part(lines, "dossier service")
+
+
+def test_a_dossier_token_alone_is_proved_without_a_demarche(configured, capsys, monkeypatch, ds: FakeDS):
+    monkeypatch.delenv("DIGEST_CHANNEL")
+    monkeypatch.delenv("DIGEST_DEMARCHES")
+    assert check(capsys)[0] == 0
+    ds.token = "another-token"
+    code, lines = check(capsys)
+    assert code == 1 and "DS_API_TOKEN is refused (unknown or revoked)" in part(lines, "dossier service")
+
+
+def test_http_mode_without_a_signing_secret_fails_as_serve_would(configured, capsys, monkeypatch):
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    code, lines = check(capsys)
+    assert code == 1 and part(lines, "Slack").startswith("✗ Slack: set SLACK_SIGNING_SECRET")
+    assert main([]) == 2 and "SLACK_SIGNING_SECRET" in capsys.readouterr().err  # serve refuses the same
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-socket")  # Socket Mode needs no signing secret
+    assert part(check(capsys)[1], "Slack").startswith("✓")
+
+
+def test_slack_out_of_reach_names_the_host(configured, capsys, monkeypatch):
+    from tests.processes import free_port
+
+    port = free_port()
+    monkeypatch.setenv("SLACK_API_URL", f"http://127.0.0.1:{port}/api/")
+    code, lines = check(capsys)
+    assert code == 1 and f"cannot reach Slack at 127.0.0.1:{port}: check SLACK_API_URL" in part(lines, "Slack")
+
+
+def test_a_model_alias_is_accepted_and_a_model_the_key_may_not_use_is_not(configured, capsys, monkeypatch, albert: FakeAlbert):
+    monkeypatch.setenv("ALBERT_MODEL", "openweight-small")
+    code, lines = check(capsys)
+    assert code == 0 and "model openweight-small answers" in part(lines, "inference service")
+    assert albert.chats[-1]["model"] == "openweight-small" and albert.chats[-1]["max_completion_tokens"] == 1
+    albert.unlimited_models.add("albert-small")
+    code, lines = check(capsys)
+    line = part(lines, "inference service")
+    assert code == 1 and "may not use the model 'openweight-small'" in line and "ALBERT_MODEL" in line
+
+
+async def _in_thread(function, *args):
+    """main() runs its own event loop: from an async test it runs in a thread of its own."""
+    import asyncio
+
+    return await asyncio.to_thread(function, *args)

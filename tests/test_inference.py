@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from bot import advice
+from bot.config import Settings
 from bot.inference import ExpiryWatch, Inference, rotate
-from bot.keys_cli import explain, mask
+from bot.keys_cli import mask
 from clients.inference.errors import (
+    InferenceError,
     InferenceRefused,
     InferenceUnavailable,
     InferenceUnreachable,
@@ -30,6 +33,12 @@ from clients.retry import RetryPolicy
 from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
+
+
+def explain(error: Exception, url: str) -> str:
+    """What the operator reads of `error`, with the service at `url`."""
+    assert isinstance(error, InferenceError)
+    return advice.inference(error, Settings(_env_file=None, albert_api_url=url))
 
 
 class Sleeps(list):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import socket
 import time
@@ -83,6 +84,31 @@ def test_missing_or_malformed_configuration_stops_with_one_line(bare_env, capsys
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and variable in lines[0], lines
     assert "xoxb-1" not in lines[0]
+
+
+def test_every_missing_variable_is_named_at_once(bare_env, capsys):
+    assert main([]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("roombot: configuration error: to serve, set SLACK_BOT_TOKEN (")
+    assert all(name in line for name in ("SLACK_SIGNING_SECRET", "MEET_API_URL", "MEET_CLIENT_ID", "MEET_CLIENT_SECRET"))
+
+
+def test_every_malformed_variable_is_named_at_once(bare_env, capsys):
+    bare_env.setenv("PORT", "eighty")
+    bare_env.setenv("DEFAULT_LANGUAGE", "de")
+    assert main([]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "PORT is malformed" in line and "DEFAULT_LANGUAGE is malformed: Value error, no catalog for 'de'" in line
+
+
+def test_the_example_environment_names_every_variable_and_works_as_a_start(bare_env, capsys):
+    example = Path(__file__).resolve().parents[1] / ".env.example"
+    named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", example.read_text(), re.MULTILINE))
+    assert named == {name.upper() for name in Settings.model_fields}
+    (Path.cwd() / ".env").write_text(example.read_text())  # copied as it is: it parses, and says what to fill in
+    assert main([]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "SLACK_BOT_TOKEN (" in line and "MEET_CLIENT_SECRET (" in line and "MEET_API_URL" not in line
 
 
 def test_dotenv_file_is_read(bare_env, capsys, tmp_path: Path):

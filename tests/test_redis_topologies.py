@@ -97,7 +97,7 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
         # tokens and their single flight: 20 cold commands of one person over both processes
         await asyncio.gather(*(_send(http, bases[i % 2], _command(slack, "list", PEOPLE[0], f"list{i}")) for i in range(20)))
         await slack.wait_responses(20, timeout=20)
-        assert len(meet.token_requests) == 1
+        assert len(meet.people_tokens) == 1
 
         # once-only events: Slack's retry lands on the other process
         event = {"type": "link_shared", "channel": "C0CHAN", "user": PEOPLE[0], "message_ts": "1.2",

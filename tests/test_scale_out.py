@@ -81,7 +81,7 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
 
             assert set(await asyncio.gather(*(command(i) for i in range(20)))) == {200}
             await slack.wait_responses(20, timeout=15)
-            assert len(meet.token_requests) == 1
+            assert len(meet.people_tokens) == 1
 
             # Slack retries an event; the load balancer sends the retry to the other process
             event = {"type": "link_shared", "channel": "C0CHAN", "user": "U0ALICE", "message_ts": "1.2",

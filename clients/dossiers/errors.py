@@ -59,3 +59,7 @@ class QueryRejected(DossierServiceError):
 
 class DossierServiceUnavailable(DossierServiceError):
     """5xx, network errors, repeated timeouts or rate limits: try again later."""
+
+
+class DossierServiceUnreachable(DossierServiceUnavailable):
+    """No connection at all (refused, DNS, TLS): the network or DS_API_URL."""

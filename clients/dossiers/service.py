@@ -200,6 +200,8 @@ class DossierService:
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=True)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            raise errors.DossierServiceUnreachable(type(error).__name__) from None
         except httpx.TransportError as error:
             raise errors.DossierServiceUnavailable(type(error).__name__) from None
         status = response.status_code

@@ -25,6 +25,15 @@ class InferenceRefused(InferenceError):
     """Any other 4xx (unknown model, validation, budget): fix the request or the account."""
 
 
+class ModelNotFound(InferenceRefused):
+    """404 `Model not found.`: no model (nor alias) of that name on the gateway: ALBERT_MODEL."""
+
+
+class ModelForbidden(InferenceRefused):
+    """403 `Insufficient permissions to access the model`: the key is valid, but its role has no
+    limit for this model, though `/v1/models` lists it."""
+
+
 class NotAUserKey(InferenceRefused):
     """404 `User not found.` on the key routes: the key is the service's master key (user 0), which
     may chat but owns no keys; the key routes need a user's key."""

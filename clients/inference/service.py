@@ -31,6 +31,8 @@ from clients.inference.errors import (
     InferenceUnavailable,
     InferenceUnreachable,
     KeyRejected,
+    ModelForbidden,
+    ModelNotFound,
     ModelUnreachable,
     NotAUserKey,
     QuotaExhausted,
@@ -68,6 +70,19 @@ class ApiKey(BaseModel):
         secret = next((body[name] for name in ("token", "key", "value") if isinstance(body.get(name), str)), None)
         return cls(id=body["id"], name=body.get("name") or "", secret=secret,
                    expires=body.get("expires", body.get("expires_at")), created=body.get("created", body.get("created_at")))
+
+
+class Model(BaseModel):
+    """A model the gateway serves, by its id and the aliases it also answers to."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    aliases: list[str] = []
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.id, *self.aliases)
 
 
 class InferenceService:
@@ -124,10 +139,16 @@ class InferenceService:
         _raise_for(await self._call_with(attempt, idempotent=True))
         return "".join(text).strip()
 
-    async def models(self, key: SecretStr | None = None) -> list[str]:
-        """Model ids; with `key`, also proves that key works."""
+    async def models(self, key: SecretStr | None = None) -> list[Model]:
+        """The gateway's models; with `key`, also proves that key works."""
         response = await self._call("GET", "/v1/models", idempotent=True, key=key)
-        return [str(model.get("id")) for model in response.json().get("data", [])]
+        found = []
+        for item in response.json().get("data") or []:
+            try:
+                found.append(Model.model_validate(item))
+            except ValidationError:
+                continue  # an entry of a shape we do not know names no model we could use
+        return found
 
     # --- keys -------------------------------------------------------------------------------
     async def create_key(self, name: str, expires: int | None) -> ApiKey:
@@ -264,6 +285,10 @@ def _raise_for(response: httpx.Response) -> None:
         raise KeyRejected(detail)
     if _user_not_found(response):
         raise NotAUserKey(detail)
+    if status == 404 and "model" in detail.lower():
+        raise ModelNotFound(detail)
+    if status == 403 and "model" in detail.lower():
+        raise ModelForbidden(detail)
     if daily_quota_exhausted(response):
         raise QuotaExhausted(detail)
     if status == 429:

@@ -32,7 +32,27 @@ class Misconfigured(RoomServiceError):
 
 
 class AppCredentialsRejected(Misconfigured):
-    """401 on the token endpoint: unknown client id, wrong secret, or inactive application."""
+    """401 `Invalid credentials` on the token endpoint: unknown client id or wrong secret."""
+
+
+class ApplicationInactive(AppCredentialsRejected):
+    """401 `Application is inactive`: the credentials are right, the application is switched off."""
+
+
+class NoExternalApi(Misconfigured):
+    """An HTML 404: no external API at this URL (a wrong MEET_API_URL, or EXTERNAL_API_ENABLED off)."""
+
+
+class ApplicationsOff(Misconfigured):
+    """A JSON 404 on the token endpoint: the service runs with APPLICATION_ENABLED off."""
+
+
+class Redirected(Misconfigured):
+    """A 3xx: MEET_API_URL is not the API's own address (or lacks its trailing path)."""
+
+    def __init__(self, detail: str, location: str) -> None:
+        super().__init__(detail)
+        self.location = location
 
 
 class ApplicationDisabled(Misconfigured):
@@ -92,6 +112,10 @@ class PublicRoomsDisabled(RoomRejected):
 # Transient.
 class ServiceUnavailable(RoomServiceError):
     """5xx, connection refused, or a body we cannot read: try again later."""
+
+
+class ServiceUnreachable(ServiceUnavailable):
+    """No connection at all (refused, DNS, TLS): the network or MEET_API_URL."""
 
 
 class ServiceTimeout(ServiceUnavailable):

@@ -23,6 +23,9 @@ from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_roo
 log = logging.getLogger(__name__)
 
 SERVICE = "rooms"
+#: A token scope that is not an e-mail: the service checks the application before the e-mail, so
+#: it is refused as "not an e-mail" only once the credentials passed (meet-api.md §5c).
+PROBE_SCOPE = "roombot-check"
 _SCOPE = re.compile(r"Required scope:\s*'?([\w:.-]+)'?")
 
 
@@ -65,9 +68,19 @@ class RoomService:
             return _parse(TokenGrant, response)
         raise _token_error(response)
 
+    async def check_credentials(self) -> TokenGrant | None:
+        """Proves MEET_CLIENT_ID and MEET_CLIENT_SECRET without acting for anyone: returns when the
+        service accepted them, raises how it refused them otherwise."""
+        try:
+            return await self.issue_token(PROBE_SCOPE)
+        except errors.EmailRejected:
+            return None
+
     async def list_rooms(self, token: SecretStr, page: int = 1) -> RoomPage:
         params = {"page": page} if page > 1 else None
         response = await self._send("GET", "/rooms/", token=token, params=params, idempotent=True)
+        if response.status_code == 404 and page == 1:  # page 1 exists even with no room at all
+            raise errors.ApplicationsOff(f"GET /rooms/ answered 404 on page 1: {describe_error(response)}")
         if response.status_code == 404:
             raise errors.PageNotFound(describe_error(response), page)
         return _parse(RoomPage, _checked(response))
@@ -118,15 +131,17 @@ class RoomService:
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            raise errors.ServiceUnreachable(f"{method} {path}: {type(error).__name__}") from None
         except httpx.TimeoutException as error:
             raise errors.ServiceTimeout(f"{method} {path}: {type(error).__name__}") from None
         except httpx.TransportError as error:
             raise errors.ServiceUnavailable(f"{method} {path}: {type(error).__name__}") from None
         if response.is_redirect:
-            raise errors.Misconfigured(
-                f"{method} {path} answered {response.status_code} to {response.headers.get('location')!r}; "
-                "check MEET_API_URL (it should end in /external-api/v1.0)"
-            )
+            location = response.headers.get("location", "")
+            raise errors.Redirected(f"{method} {path} answered {response.status_code} to {location!r}", location)
+        if response.status_code == 404 and not _is_json(response):  # Django's own page: no such route
+            raise errors.NoExternalApi(f"{method} {path} answered an HTML 404")
         if response.status_code >= 500:
             raise errors.ServiceUnavailable(f"{method} {path}: {describe_error(response)}")
         return response
@@ -160,18 +175,26 @@ def _token_error(response: httpx.Response) -> errors.RoomServiceError:
     status = response.status_code
     detail = describe_error(response)
     if status == 401:
-        return errors.AppCredentialsRejected(detail)
+        return (errors.ApplicationInactive if "inactive" in detail.lower() else errors.AppCredentialsRejected)(detail)
     if status == 403:
         return errors.EmailDomainNotAllowed(detail)
     if status == 404 and "user" in detail.lower():
         return errors.AccountNotFound(detail)
-    if status == 404:  # "Not found." or an HTML page: the external API or the application is off
-        return errors.Misconfigured(f"token endpoint answered {detail}; is the external API enabled?")
+    if status == 404:  # a JSON "Not found." (an HTML one is refused in _send)
+        return errors.ApplicationsOff(f"token endpoint answered {detail}")
     if status == 400 and set(field_errors(response)) <= {"scope"}:  # `{"error": …}` or a `scope` field error
         return errors.EmailRejected(detail)
     if status == 409:
         return errors.ServiceUnavailable(detail)
     return errors.Misconfigured(f"token endpoint answered {detail}")
+
+
+def _is_json(response: httpx.Response) -> bool:
+    try:
+        response.json()
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return True
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -6,6 +6,9 @@ Key routes by generation (0: OpenGateLLM 0.1.x, `/tokens` at the root + `token`,
 `expires: null`; the master key (chats, owns no keys: 404 `User not found.` on key routes);
 FastAPI-style errors; 429 without Retry-After; 503 with `Retry-After: 10`; the gateway's 500
 `ConnectError` and 504 `model is too busy`; the nginx HTML 504; and streams cut three ways.
+Models have aliases that chat accepts (answering with the provider's own model name); an unknown
+model is 404 `Model not found.`, and a model the key's role has no limit for is 403 on chat while
+`/v1/models` still lists it (albert-api.md §1b).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from starlette.routing import Route
 BOOTSTRAP = "sk-bootstrap-operator-key-0123456789abcdef"
 MASTER = "master-key-of-the-gateway-0123456789"
 MODEL = "albert-small"
+PROVIDER_MODEL = "mistralai/Mistral-Small-3.2-24B-Instruct-2506"
 
 
 @dataclass
@@ -38,6 +42,8 @@ class FakeAlbert:
     delay: float = 0.0
     new_keys_work: bool = True  # False: keys created from now on are refused (a broken rotation)
     max_expiry_days: int | None = None  # the server's maximum key lifetime, when set
+    models: dict[str, list[str]] = field(default_factory=lambda: {MODEL: ["openweight-small"], "albert-large": []})
+    unlimited_models: set[str] = field(default_factory=set)  # listed, but the keys' role has no limit for them
     url: str = ""
     _next_id: int = 1
 
@@ -76,7 +82,9 @@ class FakeAlbert:
         if self.delay:
             await asyncio.sleep(self.delay)
         if path == "/v1/models" and request.method == "GET":
-            return JSONResponse({"object": "list", "data": [{"id": MODEL, "object": "model", "type": "text-generation", "aliases": []}]})
+            return JSONResponse({"object": "list", "data": [
+                {"id": name, "object": "model", "type": "text-generation", "aliases": aliases, "owned_by": "albert"}
+                for name, aliases in self.models.items()]})
         if path == "/v1/chat/completions" and request.method == "POST":
             return await self._chat(request)
         if path == self.route or path.startswith(self.route + "/"):
@@ -86,6 +94,11 @@ class FakeAlbert:
     async def _chat(self, request: Request) -> Response:
         body = json.loads(await request.body())
         self.chats.append(body)
+        model = next((name for name, aliases in self.models.items() if body.get("model") in (name, *aliases)), None)
+        if model is None:
+            return JSONResponse({"detail": "Model not found."}, status_code=404)
+        if model in self.unlimited_models:
+            return JSONResponse({"detail": f"Insufficient permissions to access the model {model}."}, status_code=403)
         fault = self.faults.pop(0) if self.faults else None
         stream = bool(body.get("stream"))
         if fault == "429":
@@ -103,7 +116,7 @@ class FakeAlbert:
             return Response("<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center>"
                             "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
         if not stream:
-            return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": MODEL,
+            return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": PROVIDER_MODEL,
                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
                                               "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": 35, "cost": 0.0, "requests": 1}})

@@ -3,7 +3,10 @@
 Reproduced on purpose: 301 when the trailing slash is missing, 20 rooms a page whatever
 `page_size` says, alphabetical order, absolute `next`/`previous` links (page 2's `previous`
 without `page=1`), `detail` vs `error` keys, 404 for unknown users, 403 for someone else's room,
-public rooms refused, 10-digit PINs with `null` for old rooms, and tokens that expire.
+public rooms refused, 10-digit PINs with `null` for old rooms, and tokens that expire; the
+service's switches (meet-api.md §5c): `EXTERNAL_API_ENABLED` off answers Django's HTML 404 on every
+route, `APPLICATION_ENABLED` off a JSON 404 on the token endpoint, and tokens it issued before then
+fall through to the OIDC check (401 `Resource Server is improperly configured`).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class FakeMeet:
     telephony: bool = True
     room_base_url: str | None = "https://visio.example.gouv.fr"
     expires_in: int = 3600
+    external_api_enabled: bool = True  # EXTERNAL_API_ENABLED
+    applications_enabled: bool = True  # APPLICATION_ENABLED
     delay: float = 0.0
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     rooms: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -86,6 +91,12 @@ class FakeMeet:
         for token in self.tokens.values():
             token["exp"] = 0
 
+    @property
+    def people_tokens(self) -> list[str]:
+        """Token requests made for a person (not `check`'s probe of the credentials, which `serve`
+        also runs at start)."""
+        return [scope for scope in self.token_requests if "@" in scope]
+
     def count(self, method: str, path: str) -> int:
         return sum(1 for m, p in self.log if m == method and p == path)
 
@@ -104,13 +115,15 @@ class FakeMeet:
             body = fault.body if isinstance(fault.body, str) else json.dumps(fault.body)
             return Response(body, status_code=fault.status, media_type=fault.content_type)
         prefix = "/external-api/v1.0"
-        if not path.startswith(prefix + "/"):
+        if not path.startswith(prefix + "/") or not self.external_api_enabled:
             return _html(404)
         route = path[len(prefix):]
         if not route.endswith("/"):
             target = str(request.url).replace(path, path + "/", 1)
             return RedirectResponse(target, status_code=301)
         if route == "/application/token/":
+            if not self.applications_enabled:
+                return JSONResponse({"detail": "Not found."}, status_code=404)
             return await self._token(request)
         if route == "/rooms/":
             if request.method == "GET":
@@ -183,6 +196,8 @@ class FakeMeet:
         if len(parts) != 2:
             return None, JSONResponse({"detail": "Invalid token header."}, status_code=401, headers=challenge)
         token = self.tokens.get(parts[1])
+        if not self.applications_enabled:  # the application backend is off: only OIDC is left
+            return None, JSONResponse({"detail": "Resource Server is improperly configured"}, status_code=401, headers=challenge)
         if token is None:
             return None, JSONResponse({"detail": "Invalid token."}, status_code=401, headers=challenge)
         if token["exp"] <= time.time():
