@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
-        logs.configure(settings.log_level)
+        # the shell is a conversation: its log lines would break in, unless the operator asked for them
+        quiet = args.command == "shell" and "log_level" not in settings.model_fields_set
+        logs.configure("WARNING" if quiet else settings.log_level)
         if args.command in (None, "serve"):
             asyncio.run(serve(settings))
         elif args.command == "digest":

@@ -1,172 +1,243 @@
-"""`python -m bot shell --as EMAIL [--lang fr|en]`: the bot without Slack, for trying it out.
+"""`python -m bot shell --as EMAIL [--lang LANG]`: the bot without Slack, for trying it out.
 
 Like Hubot's shell adapter or Errbot's text backend, a console stands in for the chat service:
 `/room …` and `/digest …` typed on standard input go to the bot's own listeners, and what they
-send to Slack's Web API (or to a `response_url`) comes back to a stand-in served on loopback, which
-prints each message as text with its buttons numbered; typing a number clicks that button. The
-room, dossier and inference services are the real configured ones.
+send to Slack comes back to a stand-in served on loopback (`bot.console_slack`), which prints it
+as a person reads it. A number uses the button or menu shown with it; a modal asks its fields one
+by one, then is submitted; `home` shows the Home tab. The room, dossier and inference services
+are the real configured ones.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import secrets
 import socket
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, TextIO
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import urlencode
 
 import uvicorn
 from pydantic import SecretStr
 from slack_bolt.request.async_request import AsyncBoltRequest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
 
 from bot.config import Settings
+from bot.console_slack import TEAM, ConsoleSlack, Control, Directory, Person, person_id, slack_locale
 from bot.wiring import Runtime, running
-from clients.redis_keys import digest
+from handlers.i18n import LANGUAGES, text
 
-TEAM, CHANNEL = "T0CONSOLE", "C0CONSOLE"
-
-
-def person_id(email: str, lang: str) -> str:
-    """A Slack-like user id of its own for each person and language: the bot caches profiles by
-    id, and `--as bob` after `--as alice` must not be answered as Alice."""
-    return "UC" + digest(f"{email.strip().lower()}|{lang}", 10).upper()
+QUIT = {"quit", "exit", "/quit", "/exit"}
 
 
-@dataclass(frozen=True)
-class Button:
-    action_id: str
-    value: str
-    url: str | None
+class Lines:
+    """Standard input, line by line, with a prompt when a person types at a terminal."""
+
+    def __init__(self, stdin: TextIO, out: TextIO) -> None:
+        self._in, self._out = stdin, out
+        self._prompt = stdin.isatty()
+
+    async def ask(self, prompt: str = "> ") -> str | None:
+        """The next line without its end, or None at the end of input."""
+        if self._prompt:
+            self._out.write(prompt)
+            self._out.flush()
+        line = await asyncio.to_thread(self._in.readline)
+        return line.rstrip("\n") if line else None
 
 
-class ConsoleSlack:
-    """The Web API methods the bot calls, answered as Slack would for one person in one channel;
-    every message the bot sends is printed."""
+class Shell:
+    def __init__(self, runtime: Runtime, slack: ConsoleSlack, lines: Lines, base: str, out: TextIO) -> None:
+        self._runtime, self._slack, self._lines, self._base, self._out = runtime, slack, lines, base, out
+        self._me = slack.directory.me
 
-    def __init__(self, email: str, lang: str, out: TextIO) -> None:
-        self.person = person_id(email, lang)
-        self._profile = {"id": self.person, "team_id": TEAM, "name": "you", "deleted": False, "is_bot": False,
-                         "is_email_confirmed": True, "locale": "fr-FR" if lang == "fr" else "en-US",
-                         "profile": {"email": email, "real_name": email, "display_name": email}}
-        self._out = out
-        self.buttons: list[Button] = []
-
-    def asgi(self) -> Starlette:
-        return Starlette(routes=[Route("/api/{method}", self._api, methods=["GET", "POST"]),
-                                 Route("/response/{name}", self._respond, methods=["POST"])])
-
-    async def _respond(self, request: Request) -> Response:
-        self.show("(only you)", json.loads(await request.body()))
-        return PlainTextResponse("ok")
-
-    async def _api(self, request: Request) -> Response:
-        args: dict[str, Any] = dict(request.query_params)
-        raw = await request.body()
-        if raw and "json" in request.headers.get("content-type", ""):
-            args.update(json.loads(raw))
-        elif raw:
-            args.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
-        method = request.path_params["method"]
-        answer: dict[str, Any] = {"ok": True}
-        if method == "auth.test":
-            answer |= {"user": "roombot", "user_id": "U0BOT", "team": "console", "team_id": TEAM, "bot_id": "B0BOT"}
-        elif method == "users.info":
-            found = args.get("user") == self.person
-            answer = {"ok": True, "user": self._profile} if found else {"ok": False, "error": "user_not_found"}
-        elif method in ("chat.postMessage", "chat.postEphemeral"):
-            where = str(args.get("channel", ""))
-            self.show("(direct message)" if where.startswith(("U", "D")) else f"#{where}", args)
-            answer |= {"channel": where, "ts": f"{len(self.buttons)}.000001"}
-        elif method == "conversations.open":
-            answer |= {"channel": {"id": "D" + str(args.get("users", ""))}}
-        elif method == "conversations.info":
-            answer |= {"channel": {"id": args.get("channel"), "is_private": False, "is_member": True}}
-        elif method in ("views.open", "views.update", "views.publish"):
-            view = args.get("view")
-            self.show(f"({method.split('.')[1]} view)", json.loads(view) if isinstance(view, str) else view or {})
-            answer |= {"view": {"id": "V0CONSOLE"}}
-        else:
-            self._out.write(f"  [{method}]\n")
-        return JSONResponse(answer)
-
-    def show(self, where: str, message: dict[str, Any]) -> None:
-        """A message as text: its blocks' words, each button numbered."""
-        lines = [f"--- {where}"]
-        blocks = message.get("blocks")
-        blocks = json.loads(blocks) if isinstance(blocks, str) else blocks or []
-        if not blocks and message.get("text"):
-            lines.append(str(message["text"]))
-        for block in blocks:
-            kind = block.get("type")
-            if kind == "header":
-                lines.append(f"== {block['text']['text']} ==")
-            elif kind in ("section", "context", "input"):
-                for part in [block.get("text") or {}, *(block.get("elements") or []), block.get("label") or {}]:
-                    if isinstance(part, dict) and part.get("text"):
-                        lines.append(("  " if kind == "context" else "") + str(part["text"]))
-                if block.get("accessory"):
-                    lines.append(self._button(block["accessory"]))
-            elif kind == "actions":
-                lines.append("   ".join(self._button(element) for element in block.get("elements", [])))
-        self._out.write("\n".join(line for line in lines if line) + "\n")
+    def say(self, key: str, **values: object) -> None:
+        self._out.write(self._slack.read(text(self._slack.lang, key, **values)) + "\n")
         self._out.flush()
 
-    def _button(self, element: dict[str, Any]) -> str:
-        if element.get("type") != "button":
-            return f"[{element.get('type')}]"
-        self.buttons.append(Button(str(element.get("action_id")), str(element.get("value", "")), element.get("url")))
-        return f"[{len(self.buttons)}] {element['text']['text']}"
+    async def run(self) -> None:
+        self.say("shell.banner", email=self._me.email, channel=self._slack.directory.where(self._slack.directory.home, ""))
+        while (line := await self._lines.ask()) is not None:
+            line = line.strip()
+            if line.lower() in QUIT:
+                break
+            await self.handle(line)
+
+    async def handle(self, line: str) -> None:
+        if line.startswith("/"):
+            command, _, words = line.partition(" ")
+            await self._dispatch(urlencode({
+                "command": command, "text": self._slack.directory.escape(words), "team_id": TEAM,
+                "user_id": self._me.id, "user_name": self._me.name, "channel_id": self._slack.directory.home,
+                "trigger_id": secrets.token_hex(8), "response_url": f"{self._base}/response/{secrets.token_hex(4)}"}))
+        elif line.isdecimal() and 1 <= int(line) <= len(self._slack.controls):
+            await self._use(self._slack.controls[int(line) - 1])
+        elif line.lower() == "home":
+            event = {"type": "app_home_opened", "user": self._me.id, "tab": "home", "channel": "D" + self._me.id}
+            await self._dispatch(json.dumps({"type": "event_callback", "team_id": TEAM, "event_id": "Ev" + secrets.token_hex(6),
+                                             "event": event}), json_body=True)
+        elif line:
+            self.say("shell.what")
+
+    async def _use(self, control: Control) -> None:
+        if control.url:
+            self.say("shell.open", url=control.url)
+            return
+        action: dict[str, Any] = {"action_id": control.action_id, "block_id": control.block_id, "type": control.kind}
+        if control.kind == "static_select":
+            chosen = await self._choose(control.options)
+            if chosen is None:
+                return
+            label, value = control.options[chosen]
+            action["selected_option"] = {"text": {"type": "plain_text", "text": label}, "value": value}
+        else:
+            action["value"] = control.value
+        payload: dict[str, Any] = {
+            "type": "block_actions", "team": {"id": TEAM}, "user": {"id": self._me.id, "team_id": TEAM},
+            "trigger_id": secrets.token_hex(8), "response_url": f"{self._base}/response/click", "actions": [action]}
+        home = self._slack.directory.home
+        if control.view_id is None:
+            payload |= {"channel": {"id": home}, "container": {"type": "message", "channel_id": home}}
+        else:
+            payload |= {"container": {"type": "view", "view_id": control.view_id}, "view": {"id": control.view_id}}
+        await self._dispatch(urlencode({"payload": json.dumps(payload)}))
+
+    async def _dispatch(self, body: str, *, json_body: bool = False) -> None:
+        """As if Slack had sent it (no signature to check: nothing left this machine), then waits for
+        the listener's replies and fills in any modal it opened."""
+        kind = "application/json" if json_body else "application/x-www-form-urlencoded"
+        response = await self._runtime.app.async_dispatch(AsyncBoltRequest(body=body, headers={"content-type": kind}))
+        await self._runtime.tasks.drain(60)
+        if response.status == 200 and response.body and not response.body.startswith("{"):
+            self._slack.show(text(self._slack.lang, "shell.only_you"), {"text": response.body})
+        while self._slack.modals:
+            await self._fill(self._slack.modals.pop(0))
+
+    async def _fill(self, view: dict[str, Any]) -> None:
+        """Asks each field of the modal, submits it, and asks again what the bot refused."""
+        title = self._slack.read((view.get("title") or {}).get("text", ""))
+        self._out.write(f"--- {title}\n")
+        errors: dict[str, str] = {}
+        values: dict[str, dict[str, Any]] = {}
+        while True:
+            for block in view.get("blocks") or []:
+                if block.get("type") != "input" or (errors and block.get("block_id") not in errors):
+                    continue
+                if block.get("block_id") in errors:
+                    self._out.write(f"! {errors[block['block_id']]}\n")
+                answer = await self._field(block)
+                if answer is None:
+                    return  # the input ended: the modal is left unsent, as a closed one
+                values.pop(block["block_id"], None)
+                if answer:
+                    values[block["block_id"]] = {block["element"]["action_id"]: answer}
+            submission = {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": self._me.id, "team_id": TEAM},
+                          "trigger_id": secrets.token_hex(8),
+                          "view": {"id": view["id"], "type": "modal", "callback_id": view.get("callback_id", ""),
+                                   "private_metadata": view.get("private_metadata", ""), "state": {"values": values}}}
+            request = AsyncBoltRequest(body=urlencode({"payload": json.dumps(submission)}),
+                                       headers={"content-type": "application/x-www-form-urlencoded"})
+            response = await self._runtime.app.async_dispatch(request)
+            answer = json.loads(response.body) if response.body.startswith("{") else {}
+            if answer.get("response_action") == "errors":
+                errors = dict(answer.get("errors") or {})
+                continue
+            if answer.get("response_action") in ("update", "push") and answer.get("view"):
+                self._slack.answer("views.update", {"view": answer["view"], "view_id": view["id"]})
+            await self._runtime.tasks.drain(60)
+            return
+
+    async def _field(self, block: dict[str, Any]) -> dict[str, Any] | None:
+        """One field's state as Slack sends it, {} when skipped, None at the end of input."""
+        element = block["element"]
+        kind = element.get("type")
+        label = self._slack.read((block.get("label") or {}).get("text", ""))
+        hint = text(self._slack.lang, "shell.optional") if block.get("optional") else ""
+        while True:
+            if kind in ("static_select", "radio_buttons", "checkboxes"):
+                options = tuple((self._slack.read(o["text"]["text"]), str(o["value"])) for o in element.get("options") or [])
+                many = kind == "checkboxes"
+                self._out.write(f"{label} {text(self._slack.lang, 'shell.pick_many' if many else 'shell.pick_one')}{hint}\n")
+                for number, (option, _) in enumerate(options, start=1):
+                    self._out.write(f"  {number}. {option}\n")
+            else:
+                self._out.write(f"{label} {text(self._slack.lang, 'shell.type_' + _typed(kind))}{hint}\n")
+            line = await self._lines.ask("  > ")
+            if line is None:
+                return None
+            line = line.strip()
+            if not line:
+                if block.get("optional"):
+                    return {}
+                initial = element.get("initial_option")
+                if initial:
+                    return {"type": kind, "selected_option": initial}
+                self.say("shell.required")
+                continue
+            state = self._read_field(kind, line, element)
+            if state is not None:
+                return state
+            self.say("shell.not_understood")
+
+    def _read_field(self, kind: str, line: str, element: dict[str, Any]) -> dict[str, Any] | None:
+        directory = self._slack.directory
+        if kind in ("static_select", "radio_buttons", "checkboxes"):
+            options = element.get("options") or []
+            picked = [int(word) for word in line.replace(",", " ").split() if word.isdecimal()]
+            if not picked or any(not 1 <= n <= len(options) for n in picked) or (kind != "checkboxes" and len(picked) > 1):
+                return None
+            chosen = [options[n - 1] for n in dict.fromkeys(picked)]
+            return {"type": kind, "selected_options": chosen} if kind == "checkboxes" else {"type": kind, "selected_option": chosen[0]}
+        if kind == "multi_users_select":
+            names = [word.lstrip("@") for word in line.replace(",", " ").split()]
+            return {"type": kind, "selected_users": [directory.person(name).id for name in names if name]}
+        if kind in ("users_select", "conversations_select", "channels_select"):
+            name = line.split()[0]
+            found = directory.channel(name[1:]) if name.startswith("#") else directory.person(name.lstrip("@")).id
+            key = {"users_select": "selected_user", "conversations_select": "selected_conversation"}.get(kind, "selected_channel")
+            return {"type": kind, key: found}
+        if kind == "datetimepicker":
+            try:
+                when = dt.datetime.strptime(line, "%Y-%m-%d %H:%M").astimezone()
+            except ValueError:
+                return None
+            return {"type": kind, "selected_date_time": int(when.timestamp())}
+        return {"type": kind, "value": line}
+
+    async def _choose(self, options: tuple[tuple[str, str], ...]) -> int | None:
+        for number, (label, _) in enumerate(options, start=1):
+            self._out.write(f"  {number}. {label}\n")
+        while (line := await self._lines.ask("  > ")) is not None:
+            if line.strip().isdecimal() and 1 <= int(line) <= len(options):
+                return int(line) - 1
+            self.say("shell.not_understood")
+        return None
+
+
+def _typed(kind: str) -> str:
+    """The catalog's hint for a field typed as text."""
+    return {"multi_users_select": "people", "users_select": "person", "conversations_select": "channel",
+            "channels_select": "channel", "datetimepicker": "when"}.get(kind, "text")
 
 
 async def run_shell(settings: Settings, *, email: str, lang: str) -> int:
     stdin, stdout = sys.stdin, sys.stdout  # looked up now: a test (or a pipe) may have replaced them
-    console = ConsoleSlack(email, lang, stdout)
+    assert lang in LANGUAGES
+    name = email.split("@")[0] or "you"
+    directory = Directory(Person(person_id(email, lang), name, email, slack_locale(lang)))
+    console = ConsoleSlack(directory, lang, stdout, styled=stdout.isatty())
     async with _served(console) as base:
+        console.base = base
         local = settings.model_copy(update={
             "slack_bot_token": SecretStr("xoxb-console"), "slack_signing_secret": SecretStr("console"),
             "slack_app_token": None, "slack_api_url": f"{base}/api/", "default_language": lang,
         })
         async with running(local) as runtime:
-            while line := await asyncio.to_thread(stdin.readline):
-                line = line.strip()
-                if line.startswith("/"):
-                    command, _, text = line.partition(" ")
-                    await _dispatch(runtime, urlencode({
-                        "command": command, "text": text, "team_id": TEAM, "user_id": console.person, "channel_id": CHANNEL,
-                        "trigger_id": secrets.token_hex(8), "response_url": f"{base}/response/{secrets.token_hex(4)}"}))
-                elif line.isdecimal() and 1 <= int(line) <= len(console.buttons):
-                    await _click(runtime, console.person, console.buttons[int(line) - 1], base, stdout)
-                elif line:
-                    stdout.write("type /room …, /digest …, or the number of a button\n")
+            await Shell(runtime, console, Lines(stdin, stdout), base, stdout).run()
     return 0
-
-
-async def _click(runtime: Runtime, person: str, button: Button, base: str, out: TextIO) -> None:
-    if button.url:
-        out.write(f"open {button.url}\n")
-        return
-    payload = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": person, "team_id": TEAM},
-               "trigger_id": secrets.token_hex(8), "channel": {"id": CHANNEL},
-               "container": {"type": "message", "channel_id": CHANNEL}, "response_url": f"{base}/response/click",
-               "actions": [{"action_id": button.action_id, "value": button.value, "type": "button", "block_id": "b"}]}
-    await _dispatch(runtime, urlencode({"payload": json.dumps(payload)}))
-
-
-async def _dispatch(runtime: Runtime, body: str) -> None:
-    """As if Slack had sent it (no signature to check: nothing left this machine), then waits for
-    the listener's replies."""
-    request = AsyncBoltRequest(body=body, headers={"content-type": "application/x-www-form-urlencoded"})
-    await runtime.app.async_dispatch(request)
-    await runtime.tasks.drain(60)
 
 
 @contextlib.asynccontextmanager
@@ -176,7 +247,7 @@ async def _served(console: ConsoleSlack) -> AsyncIterator[str]:
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
     listening.listen(64)
-    server = uvicorn.Server(uvicorn.Config(console.asgi(), log_config=None, lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(console.asgi(), log_config=None, lifespan="off", access_log=False))
     task = asyncio.create_task(server.serve(sockets=[listening]))
     try:
         yield f"http://127.0.0.1:{listening.getsockname()[1]}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 import redis.asyncio as aioredis
-from slack_sdk.errors import SlackApiError, SlackRequestError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
@@ -104,20 +104,23 @@ class DigestJob:
         return await asyncio.to_thread(render, lang, day, series), alt_text(lang, series)
 
     async def _upload_chart(self, day: dt.date, channel: str, run: str, digest: Digest) -> None:
-        """Once per run; the text's sparklines stay when the upload fails or is not allowed."""
+        """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,
+        a network failure, a drawing error) leaves them standing, with one log line saying why."""
         part = f"{run}-chart"
         if self.slack is None or await self.store.is_posted(day, channel, part):
             return
-        chart = await self.chart(day, digest)
-        if chart is None:
-            return
-        png, alt = chart
         try:
+            chart = await self.chart(day, digest)
+            if chart is None:
+                return
+            png, alt = chart
             await self.slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
                                              title=text(self.settings.default_language, "chart.title"), alt_txt=alt)
-        except (SlackApiError, SlackRequestError) as error:
-            reason = error.response.get("error") if isinstance(error, SlackApiError) else "upload failed"
-            log.warning("digest chart not uploaded to %s (%s); the text trend stays (files:write needed)", channel, reason)
+        except SlackApiError as error:
+            log.warning("digest chart not posted to %s: Slack said %s; the text trend stays", channel, error.response.get("error"))
+            return
+        except Exception as error:  # any failure of an optional part must not cost the digest
+            log.warning("digest chart not posted to %s (%s); the text trend stays", channel, str(error) or type(error).__name__)
             return
         await self.store.mark_posted(day, channel, part)
 

@@ -1,47 +1,149 @@
-"""`python -m bot shell`: the bot's own listeners driven from a console, buttons clicked by number."""
+"""`python -m bot shell`: the bot's own listeners driven from a console, read as a person reads Slack."""
 
 from __future__ import annotations
 
 import io
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from bot.cli import main
+from bot.console_slack import Directory, Person, readable, slack_locale
+from handlers.i18n import LANGUAGES, language_for
 from tests.conftest import bot_env
+from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def operator_env(monkeypatch, tmp_path, redis_url, meet: FakeMeet, slack: FakeSlack, restore_logging):
-    for name, value in {**bot_env(meet, slack), "REDIS_URL": redis_url, "DATA_DIR": str(tmp_path), "LOG_LEVEL": "WARNING"}.items():
+    for name, value in {**bot_env(meet, slack), "REDIS_URL": redis_url, "DATA_DIR": str(tmp_path)}.items():
         monkeypatch.setenv(name, value)
-    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL"):  # no Slack app yet
-        monkeypatch.delenv(name)
+    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "LOG_LEVEL"):  # no Slack app yet
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
+    meet.add_user("alice@example.gouv.fr")
 
 
 def shell(monkeypatch, capsys, typed: str, *args: str) -> str:
     monkeypatch.setattr("sys.stdin", io.StringIO(typed))
-    assert main(["shell", *args]) == 0
+    assert main(["shell", "--as", "alice@example.gouv.fr", *args]) == 0
     return capsys.readouterr().out
 
 
-def test_the_main_job_works_from_a_console(operator_env, monkeypatch, capsys, meet: FakeMeet, redis):
-    meet.add_user("alice@example.gouv.fr")
-    out = shell(monkeypatch, capsys, "/room new restricted\n1\n3\n/room list\nhello\n", "--as", "alice@example.gouv.fr",
-                "--lang", "en")
+def test_the_main_job_works_from_a_console(operator_env, monkeypatch, capsys, meet: FakeMeet):
+    out = shell(monkeypatch, capsys, "/room new restricted\n1\n3\n/room list\nhello\n", "--lang", "en")
     [room] = meet.rooms.values()
-    assert "== Your video room is ready ==" in out and room["url"] in out
-    assert "[1] Share in channel" in out and "[2] Send by direct message" in out and "[3] Join" in out
-    assert "--- #C0CONSOLE" in out and "invites you to a video room" in out  # button 1: shared in the channel
+    assert "== Your video room is ready ==" in out and f"Link: {room['url']}" in out
+    assert "[1] Share in channel   [2] Send by direct message   [3] Join" in out
+    assert "--- #console\n@alice invites you to a video room" in out  # button 1: shared in the channel
     assert f"open {room['url']}" in out  # button 3: the link
-    assert "== Your video rooms ==" in out and "type /room" in out
+    assert f"{room['slug']} ({room['url']}) · restricted" in out  # the list's linked slug, as Slack shows it
+    assert "Type /room …, /digest …, home, the number of a button, or quit." in out
 
 
-def test_the_console_speaks_the_chosen_language_and_explains_failures(operator_env, monkeypatch, capsys, meet: FakeMeet):
-    meet.add_user("alice@example.gouv.fr")
-    assert "no video room yet" in shell(monkeypatch, capsys, "/room list\n", "--as", "alice@example.gouv.fr", "--lang", "en")
+def test_the_console_speaks_the_chosen_language_and_explains_failures(operator_env, monkeypatch, capsys):
+    assert "no video room yet" in shell(monkeypatch, capsys, "/room list\n", "--lang", "en")
     # right after, as someone else: not answered as Alice (profiles are cached per Slack user)
-    out = shell(monkeypatch, capsys, "/room list\n", "--as", "nobody@example.gouv.fr", "--lang", "fr")
-    assert "n'a pas encore de compte pour nobody@example.gouv.fr" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("/room list\n"))
+    assert main(["shell", "--as", "nobody@example.gouv.fr", "--lang", "fr"]) == 0
+    assert "n'a pas encore de compte pour nobody@example.gouv.fr" in capsys.readouterr().out
+
+
+def test_a_banner_says_who_you_are_quit_leaves_and_logs_stay_out_of_the_conversation(operator_env, monkeypatch, capsys,
+                                                                                     meet: FakeMeet):
+    monkeypatch.setattr("sys.stdin", io.StringIO("/room list\nquit\n/room new\n"))
+    assert main(["shell", "--as", "alice@example.gouv.fr", "--lang", "en"]) == 0
+    said = capsys.readouterr()
+    first = said.out.splitlines()[0]
+    assert first.startswith("You are alice@example.gouv.fr in #console") and "quit (or Ctrl-D) leaves" in first
+    assert meet.rooms == {}  # nothing after `quit` was read
+    assert said.err == ""  # not a log line at the default level
+    monkeypatch.setenv("LOG_LEVEL", "INFO")  # unless the operator asks for them
+    monkeypatch.setattr("sys.stdin", io.StringIO("/room list\nexit\n"))
+    assert main(["shell", "--as", "alice@example.gouv.fr", "--lang", "en"]) == 0
+    assert "rooms answered 200" in capsys.readouterr().err
+
+
+def test_slack_markup_reads_as_a_person_sees_it():
+    me = Person("UC1", "alice", "alice@example.gouv.fr", "en-US")
+    names = Directory(me)
+    general = names.channel("general")
+    said = "*Ready* <https://visio.example/abc|abc> for <@UC1> in <#" + general + "> &lt;b&gt; &amp; <!here> `▁▂`"
+    assert readable(said, names, styled=False) == "Ready abc (https://visio.example/abc) for @alice in #general <b> & @here ▁▂"
+    assert readable("<https://visio.example/abc>", names, styled=False) == "https://visio.example/abc"
+    assert readable("*Ready*", names, styled=True) == "\033[1mReady\033[0m"
+    assert names.escape("/room new @bob #general alice@example.gouv.fr") == (
+        f"/room new <@{names.person('bob').id}|bob> <#{general}|general> alice@example.gouv.fr")
+
+
+def test_the_persons_locale_comes_from_the_language_chosen():
+    assert slack_locale("fr") == "fr-FR" and slack_locale("en") == "en-US" and slack_locale("de") == "de-DE"
+    assert all(language_for(slack_locale(lang), "none") == lang for lang in LANGUAGES)
+
+
+def test_names_typed_plainly_and_a_modal_asked_field_by_field(operator_env, monkeypatch, capsys):
+    out = shell(monkeypatch, capsys, "/room new @bob #general\n4\n@carol @dave\nSee you there\n", "--lang", "en")
+    assert "--- direct message to @bob\n@alice invites you to a video room" in out  # with [1] Join
+    assert "--- #general\n@alice invites you to a video room" in out  # with [2] Join
+    assert "[3] Share in channel   [4] Send by direct message   [5] Join" in out
+    assert "People (up to 20) (type @names)" in out and "Message (optional) (type the text) — Enter skips it" in out
+    for person in ("carol", "dave"):
+        assert f"--- direct message to @{person}\n@alice invites you to a video room" in out
+    assert "> See you there" in out and "Sent to @carol, @dave." in out
+
+
+def test_a_new_room_with_options_from_home(operator_env, monkeypatch, capsys, meet: FakeMeet):
+    out = shell(monkeypatch, capsys, "home\n2\n2\n1 2\n1\n#general\n", "--lang", "en")
+    assert "--- Home\n== Your video rooms ==\n[1] New room ▾" in out and "[2] More options…" in out
+    [room] = meet.rooms.values()
+    assert room["access_level"] == "restricted"
+    assert room["configuration"] == {"can_publish_sources": ["camera", "microphone"], "everyone_can_mute": True}
+    assert "--- direct message to you\n== Your video room is ready ==" in out and "Invitation posted in #general." in out
+
+
+def test_digest_now_posts_its_text_and_chart_in_the_console(operator_env, monkeypatch, capsys, ds: FakeDS):
+    ds.add_demarche(101, "Subvention vélo", dossiers=30)
+    monkeypatch.setenv("DS_API_URL", ds.url)
+    monkeypatch.setenv("DS_API_TOKEN", ds.token)
+    out = shell(monkeypatch, capsys, "/digest subscribe 101\n/digest now\n", "--lang", "en")
+    assert "--- #console\n== Dossiers on" in out and "Subvention vélo · n° 101" in out
+    assert "[chart: Dossiers by state, last 14 days, " in out and " kB]" in out
+    assert "went wrong" not in out
+
+
+def test_at_a_terminal_the_shell_prompts(operator_env, tmp_path):
+    """A real pseudo-terminal: the prompt shows, bold is bold, and `quit` ends the session."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    process = subprocess.Popen([sys.executable, "-m", "bot", "shell", "--as", "alice@example.gouv.fr", "--lang", "en"],
+                               stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=env)
+    os.close(follower)
+    seen = b""
+
+    def read_until(wanted: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 30
+        while wanted not in seen:
+            assert time.monotonic() < deadline and process.poll() is None, seen.decode(errors="replace")
+            seen += os.read(leader, 4096)
+
+    try:
+        read_until(b"\r\n> ")
+        os.write(leader, b"/room help\n")
+        read_until(b"\x1b[1mNew video room\x1b[0m")
+        read_until(b"\r\n> ")
+        os.write(leader, b"quit\n")
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(leader)

@@ -51,6 +51,13 @@ def test_language_follows_the_slack_locale_with_the_configured_default(locale, e
     assert language_for("ja-JP", "en") == "en"
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_catalog_text_holds_what_slack_would_read_as_a_link_or_a_mention(lang):
+    """Slack reads `<…>` as a link or a mention: `/room show <id>` would lose its `<id>`."""
+    raw = {key: words for key, words in catalog(lang).items() if "<" in words or ">" in words}
+    assert raw == {}
+
+
 def test_person_and_service_text_is_escaped():
     assert text("en", "usage.unknown", words="<@U1> & <!here>") == "I don't know `&lt;@U1&gt; &amp; &lt;!here&gt;`. Here is what I can do:"
 

@@ -43,6 +43,7 @@ class FakeSlack:
     responses: list[dict[str, Any]] = field(default_factory=list)  # bodies posted to response_url
     messages: list[dict[str, Any]] = field(default_factory=list)  # accepted chat.postMessage calls
     broken: set[str] = field(default_factory=set)  # methods answering {ok: false, error: internal_error}
+    hollow: set[str] = field(default_factory=set)  # methods answering a bare {ok: true}, without their fields
     rate_limited: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
     slow: dict[str, float] = field(default_factory=dict)  # method → seconds to wait before answering
     base: str = ""
@@ -130,6 +131,8 @@ class FakeSlack:
             return JSONResponse({"ok": False, "error": "ratelimited"}, status_code=429, headers={"Retry-After": "0"})
         if method in self.broken:
             return JSONResponse({"ok": False, "error": "internal_error"})
+        if method in self.hollow:
+            return JSONResponse({"ok": True})
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         # as Slack, every answer says which scopes the token was granted
         return JSONResponse(handler(args) if handler else {"ok": True}, headers={"x-oauth-scopes": ",".join(sorted(self.scopes))})
