@@ -82,16 +82,11 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
             return f"the dossier service at {host} is unavailable ({error.detail}): try again later"
         case dossier_errors.QueryRejected():
             return f"the dossier service refused the bot's query ({error.detail}): check DS_API_URL"
+        case dossier_errors.DemarcheNotFound():
+            return "there is no démarche with this number"
+        case dossier_errors.DemarcheForbidden():
+            return "the token may not read it"
     return f"the dossier service refused: {error.detail}"
-
-
-def demarche(error: dossier_errors.DossierServiceError) -> str:
-    """Why one démarche cannot be read, when the token itself is fine."""
-    if isinstance(error, dossier_errors.DemarcheNotFound):
-        return "does not exist"
-    if isinstance(error, dossier_errors.DemarcheForbidden):
-        return "the token may not read it"
-    return error.detail
 
 
 def inference(error: inference_errors.InferenceError, settings: Settings) -> str:

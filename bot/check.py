@@ -200,7 +200,7 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
                 return Result("dossier service", False, advice.dossiers(error, settings))
             except DossierServiceError as error:
                 if number != 0:
-                    problems.append(f"n° {number} ({advice.demarche(error)})")
+                    problems.append(f"n° {number} ({advice.dossiers(error, settings)})")
                 elif error.reason != "not_found":
                     return Result("dossier service", False, advice.dossiers(error, settings))
     finally:

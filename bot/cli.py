@@ -20,14 +20,20 @@ from handlers.i18n import LANGUAGES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot", description="Slack bot for video rooms and dossier digests.")
-    commands = parser.add_subparsers(dest="command")
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="Slack bot for video rooms and dossier digests. Without a command it serves, as `serve` does. "
+                    "Configuration comes from the environment and ./.env (see .env.example).",
+    )
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
     commands.add_parser("serve", help="run the Slack app (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
     digest = commands.add_parser("digest", help="post today's dossier digest now, unless it was posted already")
     digest.add_argument("--force", action="store_true", help="post it again even if today's went out")
     digest.add_argument("--dry-run", action="store_true", help="print the digest here, AI line included; post nothing")
     digest.add_argument("--no-ai", action="store_true", help="leave the AI line out (no call to the inference service)")
     digest.add_argument("--chart", type=Path, metavar="FILE", help="with --dry-run: write the chart (PNG) to FILE")
+    digest.add_argument("--fresh", action="store_true",
+                        help="with --dry-run: count afresh, even if another run counted within the last 30 minutes")
     check = commands.add_parser("check", help="try the configuration against every configured service")
     check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms")
     shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number")
@@ -39,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     rotate = key_actions.add_parser("rotate", help="create a fresh key, check it, use it, revoke the bot's previous one")
     rotate.add_argument("--expires-in-days", type=int, default=90, metavar="N", help="lifetime of the new key (default 90; 0: none)")
     args = parser.parse_args(argv)
+    if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
+        digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
     try:
         settings = load_settings()
         # the shell is a conversation: its log lines would break in, unless the operator asked for them
@@ -48,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(serve(settings))
         elif args.command == "digest":
             return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
-                                                  chart=args.chart))
+                                                  chart=args.chart, fresh=args.fresh))
         elif args.command == "shell":
             return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
         elif args.command == "check":

@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import advice
 from bot.config import Settings
 from bot.inference import inference
 from bot.scheduler import due_day
@@ -60,38 +61,47 @@ class DigestJob:
     inference: InferenceService | None = None  # writes the optional AI line when configured
 
     async def compute(
-        self, day: dt.date, progress_for: Callable[[int], Progress] | None = None, *, demarches: Sequence[int] | None = None
+        self,
+        day: dt.date,
+        progress_for: Callable[[int], Progress] | None = None,
+        *,
+        demarches: Sequence[int] | None = None,
+        fresh: bool = False,
     ) -> Digest:
         """Counts the démarches a few at a time (the token's allowance is shared through the rate
         limiter, so concurrency only fills each window faster); failures are kept aside. A démarche
-        another channel's digest counted within the run window is not counted again."""
+        another channel's digest counted within the run window is not counted again, unless `fresh`."""
         limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
 
         async def one(number: int) -> DigestLine | DigestFailure:
             async with limit:
                 previous = await self.store.previous(number, before=day)
                 try:
-                    counts = await self._count(number, day, previous, progress_for(number) if progress_for else None)
+                    counts, reused = await self._count(number, day, previous, progress_for(number) if progress_for else None,
+                                                       fresh=fresh)
                 except DossierServiceError as error:
                     level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
-                    log.log(level, "démarche %s not counted: %s: %s", number, type(error).__name__, error.detail)
+                    log.log(level, "démarche %s not counted: %s", number, advice.dossiers(error, self.settings))
                     return DigestFailure(number, error.reason)
                 history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
-                return DigestLine(counts, previous, history)
+                return DigestLine(counts, previous, history, reused)
 
         numbers = self.settings.digest_demarches if demarches is None else demarches
         results = await asyncio.gather(*(one(number) for number in numbers))
         return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
 
-    async def _count(self, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None) -> DemarcheCounts:
+    async def _count(
+        self, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None, *, fresh: bool
+    ) -> tuple[DemarcheCounts, bool]:
+        """The démarche's counts, and whether they are another run's, reused."""
         async with self.store.counting(number, day):
-            shared = await self.store.shared_count(number, day)
+            shared = None if fresh else await self.store.shared_count(number, day)
             if shared is not None:
-                return shared
+                return shared, True
             counts = await self.counter.count(number, since=previous.at if previous else None, progress=progress)
             await self.store.record(counts, day)
             await self.store.share_count(counts, day)
-            return counts
+            return counts, False
 
     async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:
         """The PNG of the digest's 14-day trend by state and its alternative text; None without lines."""
@@ -186,7 +196,7 @@ class DigestJob:
                 return Outcome.BUSY
             if not force and await self.store.is_posted(day, channel):
                 return Outcome.ALREADY_POSTED
-            digest = await self.compute(day, progress_for, demarches=sub.demarches)
+            digest = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force)
             lang = self.settings.default_language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
             run = await self.store.forced_run(day, channel) if force else "daily"

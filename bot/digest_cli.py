@@ -8,17 +8,19 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
-from babel.dates import format_date
+from babel.dates import format_date, format_time
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.digest import Digest, digest_job
 from bot.redis_server import open_redis
+from bot.tables import print_table
 from bot.wiring import configure_slack_client
+from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.service import STATES
 from handlers.digest_messages import sparkline
 from handlers.digest_post import DigestNotPosted
@@ -26,10 +28,11 @@ from handlers.i18n import text
 
 
 async def run_digest_command(
-    settings: Settings, *, force: bool, dry_run: bool, with_ai: bool = True, chart: Path | None = None
+    settings: Settings, *, force: bool, dry_run: bool, with_ai: bool = True, chart: Path | None = None, fresh: bool = False
 ) -> int:
     """A dry run shows what would be posted, the AI line included (it calls the inference service
-    as a real run does) unless `with_ai` is False, and writes the chart to `chart` when given."""
+    as a real run does) unless `with_ai` is False, and writes the chart to `chart` when given. It
+    reuses counts another run made within the run window unless `fresh` (a forced run never does)."""
     if dry_run:
         settings.require("ds_api_token", "digest_demarches", to="to count the digest")
     else:
@@ -42,7 +45,7 @@ async def run_digest_command(
     async with open_redis(settings) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:
         with _progress() as progress_for:
             if dry_run:
-                digest = await job.compute(day, progress_for)
+                digest = await job.compute(day, progress_for, fresh=fresh)
                 summary = await job.summary(digest)
                 drawn = await job.chart(day, digest) if chart is not None else None
                 if chart is not None and drawn is not None:
@@ -54,7 +57,7 @@ async def run_digest_command(
                     print(f"roombot: {error}", file=sys.stderr)
                     return 1
     if dry_run:
-        _print_table(settings.default_language, day, digest)
+        _print_table(settings.default_language, day, digest, settings.zone)
         if summary:
             print(summary)  # as it would be posted (Slack mrkdwn)
     else:
@@ -79,18 +82,22 @@ def _progress() -> Iterator[Callable[[int], Callable[[int, int], None]] | None]:
         yield for_demarche
 
 
-def _print_table(lang: str, day: dt.date, digest: Digest) -> None:
-    table = Table(title=text(lang, "digest.title", date=format_date(day, format="long", locale=lang)))
-    left = ("cli.demarche", "cli.trend")
-    for key in ("cli.number", "cli.demarche", "cli.total", *(f"state.{s}" for s in STATES), "cli.change", "cli.new", "cli.trend"):
-        table.add_column(text(lang, key), justify="left" if key in left else "right")
+def _print_table(lang: str, day: dt.date, digest: Digest, zone: ZoneInfo) -> None:
+    """One row per démarche; the démarches that could not be counted, and where counts were
+    reused rather than made now, are said below the table."""
+    header = [text(lang, key) for key in ("cli.number", "cli.demarche", "cli.total", *(f"state.{s}" for s in STATES),
+                                          "cli.change", "cli.new", "cli.trend", "cli.counted")]
+    rows = []
     for line in digest.lines:
         counts, previous = line.counts, line.previous
-        table.add_row(
-            str(counts.number), counts.title, str(counts.total), *(str(counts.by_state.get(s, 0)) for s in STATES),
-            f"{counts.total - previous.total:+d}" if previous else "", str(counts.deposited_since) if previous else "",
-            sparkline(line.history),
-        )
-    for failure in digest.failures:
-        table.add_row(str(failure.number), text(lang, f"digest.reason.{failure.reason}"), *[""] * (len(STATES) + 4))
-    Console().print(table)
+        counted = format_time(counts.counted_at.astimezone(zone), "HH:mm", locale=lang) + (" *" if line.reused else "")
+        rows.append([
+            counts.number, counts.title, counts.total, *(counts.by_state.get(s, 0) for s in STATES),
+            f"{counts.total - previous.total:+d}" if previous else "", counts.deposited_since if previous else "",
+            sparkline(line.history), counted,
+        ])
+    notes = [text(lang, "cli.failed", number=f.number, reason=text(lang, f"digest.reason.{f.reason}")) for f in digest.failures]
+    if any(line.reused for line in digest.lines):
+        notes.append(text(lang, "cli.reused", minutes=RUN_WINDOW // 60))
+    title = text(lang, "digest.title", date=format_date(day, format="long", locale=lang))
+    print_table(title, header, rows, right=range(2, len(header) - 2), notes=notes)

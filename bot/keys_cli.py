@@ -5,13 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
-from rich.console import Console
-from rich.table import Table
-
 from bot import advice
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
+from bot.tables import print_table
 from clients.inference.errors import InferenceError
 from clients.inference.service import ApiKey
 
@@ -44,18 +42,15 @@ def mask(secret: str) -> str:
 
 
 def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str) -> None:
-    table = Table(title="inference API keys")
-    for column in ("id", "name", "secret", "expires", "created", "used by the bot"):
-        table.add_column(column)
+    rows = []
     for key in keys:
         shown = key.secret.get_secret_value() if key.secret else ""
         head, _, tail = shown.partition("...")  # the service masks lists as first 8 … last 8
         role = "active (rotated)" if str(key.id) == str(active_id) else ""
         if bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail):
             role = "bootstrap (ALBERT_API_KEY)" + (", fallback" if active_id is not None else ", active")
-        table.add_row(str(key.id), key.name, mask(shown), _date(key.expires) or "never",
-                      _date(key.created) or "", role)
-    Console().print(table)
+        rows.append([key.id, key.name, mask(shown), _date(key.expires) or "never", _date(key.created) or "", role])
+    print_table("inference API keys", ["id", "name", "secret", "expires", "created", "used by the bot"], rows)
 
 
 def _date(stamp: int | None) -> str | None:

@@ -30,6 +30,7 @@ class DigestLine:
     counts: DemarcheCounts
     previous: Snapshot | None
     history: list[int | None]  # daily totals, oldest first, ending with today's
+    reused: bool = False  # the counts of another digest's run within the run window, not counted again
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import re
 import subprocess
 import sys
 from zoneinfo import ZoneInfo
@@ -205,7 +206,7 @@ def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, 
     ds.add_demarche(101, "Subvention", dossiers=42)
     env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
            "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1]), "COLUMNS": "200"}
+           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
 
     def digest(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "bot", "digest", *flags], cwd=tmp_path, env=env,
@@ -386,3 +387,79 @@ async def test_whatever_stops_the_chart_the_digest_goes_out_with_its_text_trend(
     [line] = [r for r in caplog.records if "chart" in r.getMessage()]
     assert line.getMessage().startswith(f"digest chart not posted to {CHANNEL}") and logged in line.getMessage()
     assert line.exc_info is None
+
+
+def _dry_run_env(tmp_path, ds: FakeDS, demarches: str) -> dict[str, str]:
+    return {"DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_DEMARCHES": demarches, "DATA_DIR": str(tmp_path),
+            "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
+
+
+def _dry_run(tmp_path, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bot", "digest", "--dry-run", *flags], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_piped_dry_run_prints_whole_rows_and_the_failures_below(tmp_path, ds: FakeDS):
+    title = "Aides 2026 [/] formulaire [link=https://evil.example]clic[/link] \x1b[31mrouge\x1b[0m " + "très long titre " * 6
+    ds.add_demarche(101, title, dossiers=42)
+    shown = _dry_run(tmp_path, _dry_run_env(tmp_path, ds, "101,102"))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[1].split("\t")[:3] == ["no.", "procedure", "total"]
+    row = lines[2].split("\t")
+    assert row[:3] == ["101", title.replace("\x1b", ""), "42"]  # whole, markup kept as text, no escape sequence
+    assert "\x1b" not in shown.stdout
+    assert lines[3] == "n° 102: there is no démarche with this number"  # below the table, in words
+
+
+def test_a_table_on_a_terminal_wraps_rather_than_cuts(monkeypatch):
+    import io
+
+    from bot.tables import print_table
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "40")
+    out = Terminal()
+    long = "Demande de subvention pour les associations sportives"
+    print_table("Dossiers", ["no.", "procedure"], [[101, long], [102, "[bold]x[/bold]"]], out=out)
+    drawn = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # as the terminal shows it, without its styles
+    assert max(len(line) for line in drawn.splitlines()) <= 40
+    assert "".join(ch for ch in drawn if ch.isalnum()).count("".join(ch for ch in long if ch.isalnum())) == 1
+    assert "[bold]x[/bold]" in drawn  # shown as it came, not read as markup
+
+
+def test_a_dry_run_within_the_run_window_says_it_reused_counts_and_fresh_counts_again(tmp_path, ds: FakeDS):
+    ds.add_demarche(101, "Subvention", dossiers=42)
+    env = _dry_run_env(tmp_path, ds, "101")
+    first = _dry_run(tmp_path, env)
+    asked = len(ds.queries)
+    ds.token = "revoked-meanwhile"  # the reused counts need no request at all
+    second = _dry_run(tmp_path, env)
+    assert second.returncode == 0 and len(ds.queries) == asked
+    assert first.stdout.splitlines()[2].split("\t")[2] == second.stdout.splitlines()[2].split("\t")[2] == "42"
+    assert not first.stdout.splitlines()[2].endswith(" *") and second.stdout.splitlines()[2].endswith(" *")
+    assert "* counts made by another run less than 30 minutes ago, reused rather than made again; --fresh counts afresh." in second.stdout
+    fresh = _dry_run(tmp_path, env, "--fresh")
+    assert "n° 101: the dossier service token is invalid" in fresh.stdout  # --fresh asked the service: it refused
+    ds.token = env["DS_API_TOKEN"]
+    again = _dry_run(tmp_path, env, "--fresh")
+    assert again.returncode == 0 and "reused" not in again.stdout
+    assert 1 <= len(ds.queries) - asked - 1 <= 3  # an incremental walk: updated, deleted, pending deleted
+
+
+def test_the_help_names_every_command_and_chart_goes_with_a_dry_run(capsys):
+    from bot.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["--help"])
+    assert ended.value.code == 0
+    shown = capsys.readouterr().out
+    assert "Without a command it serves, as `serve` does" in " ".join(shown.split())
+    for command in ("serve", "digest", "check", "shell", "keys"):
+        assert f"    {command} " in shown
+    with pytest.raises(SystemExit) as refused:
+        main(["digest", "--chart", "chart.png"])
+    assert refused.value.code == 2 and "--chart and --fresh go with --dry-run" in capsys.readouterr().err

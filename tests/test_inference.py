@@ -273,7 +273,7 @@ async def test_the_master_key_on_key_routes_is_explained(albert: FakeAlbert, sle
 def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
     root = Path(__file__).resolve().parents[1]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP,
-           "DATA_DIR": str(tmp_path), "COLUMNS": "200"}
+           "DATA_DIR": str(tmp_path)}
 
     def keys(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "bot", "keys", *args], cwd=tmp_path, env=env,
@@ -287,7 +287,12 @@ def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
     listing = keys("list")
     assert listing.returncode == 0, listing.stderr
     assert "bootstrap (ALBERT_API_KEY)" in listing.stdout and "active (rotated)" in listing.stdout
-    assert f"{BOOTSTRAP[:8]}...{BOOTSTRAP[-8:]}" in listing.stdout  # as the service masked it: keys told apart
+    # piped, as in a cron mail: whole tab-separated rows, each key's masked secret as the service masked it
+    rows = listing.stdout.splitlines()
+    assert rows[1] == "id\tname\tsecret\texpires\tcreated\tused by the bot"
+    live = [k for k in albert.keys.values() if not k["revoked"]]
+    for key in live:
+        assert any(row.split("\t")[:3] == [str(key["id"]), key["name"], f"{key['secret'][:8]}...{key['secret'][-8:]}"] for row in rows)
     every_secret = [k["secret"] for k in albert.keys.values()]
     for output in (first.stdout, second.stdout, listing.stdout, first.stderr, listing.stderr):
         assert not any(secret in output for secret in every_secret)

@@ -1,0 +1,46 @@
+"""Tables the command line prints (`keys list`, `digest --dry-run`), whole wherever they go.
+
+On a terminal they are drawn to its width and a long cell wraps onto more lines; anywhere else
+(a pipe, a file, a cron mail, a container's log) they are plain tab-separated rows that nothing
+cuts or wraps, so a secret's masked form or a démarche's title reads whole and `cut -f` works.
+Cells may hold text from a service: it is shown as text, never read as markup, and control
+characters (an escape sequence in a title) are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(value: object) -> str:
+    """`value` as one line of plain text: control characters out, tabs and line ends as spaces."""
+    return _CONTROL.sub("", str(value).replace("\t", " ").replace("\r\n", " ").replace("\n", " "))
+
+
+def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]], *, right: Sequence[int] = (),
+                notes: Sequence[str] = (), out: TextIO | None = None) -> None:
+    """`right`: the columns (by index) aligned right on a terminal; `notes` follow the table."""
+    out = out or sys.stdout
+    if not out.isatty():
+        lines = [clean(title), "\t".join(clean(cell) for cell in header)]
+        lines += ["\t".join(clean(cell) for cell in row) for row in rows]
+        out.write("\n".join([*lines, *(clean(note) for note in notes)]) + "\n")
+        return
+    table = Table(title=Text(clean(title)))
+    for index, name in enumerate(header):
+        table.add_column(Text(clean(name)), justify="right" if index in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(clean(cell)) for cell in row))
+    console = Console(file=out)
+    console.print(table)
+    for note in notes:
+        console.print(Text(clean(note)))
