@@ -29,6 +29,7 @@ from handlers.digest_post import DigestNotPosted
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
+from handlers.usage import corrected
 
 _AT = re.compile(r"^\d{1,2}:\d{2}$")
 
@@ -65,6 +66,10 @@ class Request:
     at: dt.time | None = None
     force: bool = False
     problem: tuple[str, dict[str, str]] | None = None  # catalog key and values when the text is wrong
+    not_numbers: tuple[str, ...] = ()  # words among the numbers that are none: reported, the rest still done
+
+
+VERBS = ("subscribe", "unsubscribe", "list", "now", "help")
 
 
 def parse(command_text: str) -> Request:
@@ -80,16 +85,25 @@ def parse(command_text: str) -> Request:
             if hours > 23 or minutes > 59:
                 return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
             at, rest = dt.time(hours, minutes), rest[:-2]
-        if not rest or not all(word.isdecimal() and len(word) < 10 for word in rest):
+        numbers = tuple(dict.fromkeys(int(word) for word in rest if _is_number(word)))
+        others = tuple(dict.fromkeys(quoted(word, 30) for word in rest if not _is_number(word)))[:10]
+        if not numbers and not others:
             return Request(verb, problem=("digest_cmd.no_numbers", {}))
-        return Request(verb, tuple(dict.fromkeys(int(word) for word in rest)), at)
+        return Request(verb, numbers, at, not_numbers=others)
     if verb == "list" and not rest:
         return Request("list")
     if verb == "now" and rest in ([], ["force"]):
         return Request("now", force=bool(rest))
     if verb == "help" and not rest:
         return Request("help")
+    meant = corrected("/digest", command_text, VERBS) if verb not in VERBS else None
+    if meant:
+        return Request("unknown", problem=("usage.unknown_meant", {"words": quoted(command_text.strip()), "command": quoted(meant)}))
     return Request("unknown", problem=("digest_cmd.unknown_words", {"words": quoted(command_text.strip())}))
+
+
+def _is_number(word: str) -> bool:
+    return word.isdecimal() and len(word) < 10
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -110,7 +124,7 @@ def register(app: AsyncApp, services: Services) -> None:
             if request.verb == "subscribe":
                 return await _subscribe(client, digests, channel, lang, request)
             if request.verb == "unsubscribe":
-                return await _unsubscribe(digests, channel, lang, request.numbers)
+                return await _unsubscribe(digests, channel, lang, request)
             if request.verb == "list":
                 return await _list(digests, channel, lang)
             return await _now(digests, channel, asker.user_id, lang, request.force, respond)
@@ -129,40 +143,61 @@ def _help(lang: str, digests: Digests, request: Request) -> Message:
 
 
 async def _subscribe(client: AsyncWebClient, digests: Digests, channel: str, lang: str, request: Request) -> Message:
+    """Follows every démarche that may be followed; one answer says what was done and, for each
+    word or number that was not, why."""
     refusal = await _cannot_post(client, channel, lang)
     if refusal is not None:
         return refusal
+    accepted: list[int] = []
+    refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
     for number in request.numbers:
-        if digests.allowed is not None and number not in digests.allowed:
-            return plain(text(lang, "digest_cmd.not_allowed", number=number))
-        try:
-            await digests.check(number)
-        except DemarcheNotFound:
-            return plain(text(lang, "digest_cmd.unknown", number=number))
-        except DemarcheForbidden:
-            return plain(text(lang, "digest_cmd.forbidden", number=number))
-        except DossierServiceError as error:
-            return plain(text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}")))
+        why = await _why_not(digests, number, lang)
+        if why is None:
+            accepted.append(number)
+        else:
+            refused.append(why)
+    if not accepted:
+        return plain("\n".join(refused or [text(lang, "digest_cmd.no_numbers")]))
     current = await digests.subscriptions.get(channel)
     at = request.at or (current.at if current else digests.default_time)
-    numbers = tuple(dict.fromkeys((*(current.demarches if current else ()), *request.numbers)))
+    numbers = tuple(dict.fromkeys((*(current.demarches if current else ()), *accepted)))
     subscription = Subscription(channel, numbers, at)
     await digests.subscriptions.save(subscription)
-    return plain(text(lang, "digest_cmd.subscribed", demarches=_numbers(numbers), time=at.strftime("%H:%M"),
-                      zone=str(digests.zone), next=_next_run(subscription, digests.zone, lang)))
+    done = text(lang, "digest_cmd.subscribed", demarches=_numbers(numbers), time=at.strftime("%H:%M"),
+                zone=str(digests.zone), next=_next_run(subscription, digests.zone, lang))
+    return plain("\n".join([done, *refused]))
 
 
-async def _unsubscribe(digests: Digests, channel: str, lang: str, numbers: tuple[int, ...]) -> Message:
+async def _why_not(digests: Digests, number: int, lang: str) -> str | None:
+    """Why démarche `number` may not be followed here, or None when it may."""
+    if digests.allowed is not None and number not in digests.allowed:
+        return text(lang, "digest_cmd.not_allowed", number=number)
+    try:
+        await digests.check(number)
+    except DemarcheNotFound:
+        return text(lang, "digest_cmd.unknown", number=number)
+    except DemarcheForbidden:
+        return text(lang, "digest_cmd.forbidden", number=number)
+    except DossierServiceError as error:
+        return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
+    return None
+
+
+async def _unsubscribe(digests: Digests, channel: str, lang: str, request: Request) -> Message:
     current = await digests.subscriptions.get(channel)
-    followed = [n for n in numbers if current and n in current.demarches]
+    refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
+    followed = [n for n in request.numbers if current and n in current.demarches]
+    unknown = tuple(n for n in request.numbers if n not in followed)
+    if unknown:
+        refused.append(text(lang, "digest_cmd.not_followed", demarches=_numbers(unknown)))
     if current is None or not followed:
-        return plain(text(lang, "digest_cmd.not_followed", demarches=_numbers(numbers)))
+        return plain("\n".join(refused))
     left = replace(current, demarches=tuple(n for n in current.demarches if n not in followed))
     await digests.subscriptions.save(left)
     lines = [text(lang, "digest_cmd.unsubscribed", demarches=_numbers(tuple(followed)))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
-    return plain("\n".join(lines))
+    return plain("\n".join([*lines, *refused]))
 
 
 async def _list(digests: Digests, channel: str, lang: str) -> Message:

@@ -18,6 +18,7 @@ from handlers.on_behalf import Asker, reply_for
 from handlers.room_messages import help_message, room_list_message, room_message
 from handlers.room_refs import read_room_ref
 from handlers.services import Services
+from handlers.usage import corrected
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Help:
 Request = New | List | Show | Help
 
 
+VERBS = ("new", "list", "show", "help")
 _PERSON = re.compile(r"<@([UW][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 
@@ -72,6 +74,9 @@ def parse(command_text: str) -> Request:
         return parse_room_ref(args[0])
     if verb == "help" and not args:
         return Help()
+    meant = corrected("/room", command_text, VERBS) if verb not in VERBS else None
+    if meant:
+        return Help("usage.unknown_meant", {"words": quoted(command_text.strip()), "command": quoted(meant)})
     return Help("usage.unknown", {"words": quoted(command_text.strip())})
 
 

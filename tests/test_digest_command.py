@@ -146,3 +146,23 @@ async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are
     assert walks_of_101 == 3 and again == 3  # 250 dossiers walked once (3 pages), not once per channel
     for _, service in jobs:
         await service.aclose()
+
+
+async def test_every_word_and_every_refused_demarche_is_reported_in_one_answer(digest_bot: Bot, ds: FakeDS, redis):
+    ds.add_demarche(101, "Subvention", dossiers=5)
+    ds.out_of_scope.add(22222)
+    said = await digest(digest_bot, "subscribe 22222 101 99999 abc")
+    lines = said.splitlines()
+    assert "digest of n° 101 every day at 09:00" in lines[0]  # what could be followed is followed, said first
+    assert "cannot read démarche 22222" in said and "There is no démarche 99999" in said and "`abc` is not a démarche number." in said
+    assert [s.demarches for s in await Subscriptions(redis).all()] == [(101,)]
+    said = await digest(digest_bot, "unsubscribe 101 102 x")
+    assert "no longer follows n° 101" in said and "does not follow n° 102" in said and "`x` is not a démarche number." in said
+
+
+async def test_a_mistyped_verb_gets_the_command_it_probably_meant(digest_bot: Bot):
+    said = await digest(digest_bot, "subscibe 101 at 08:30")
+    assert "I don't know `subscibe 101 at 08:30`. Did you mean `/digest subscribe 101 at 08:30`?" in said
+    room = text_of(await digest_bot.reply("nwe restricted"))
+    assert "I don't know `nwe restricted`. Did you mean `/room new restricted`?" in room
+    assert "Did you mean" not in text_of(await digest_bot.reply("frobnicate"))

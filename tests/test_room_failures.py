@@ -200,3 +200,13 @@ async def test_links_are_normalised_when_the_service_base_url_ends_in_a_slash(bo
     good = f"https://visio.example.gouv.fr/{room['slug']}"
     words = json.dumps(reply)
     assert good in words and "gouv.fr//" not in words
+
+
+@pytest.mark.parametrize("switch", ["external_api_enabled", "applications_enabled"])
+async def test_a_room_service_switched_off_is_a_setup_problem_not_a_missing_page(bot, meet: FakeMeet, alice, switch, caplog):
+    assert "no video room yet" in text_of(await bot.reply("list"))  # a token is cached now
+    setattr(meet, switch, False)
+    with caplog.at_level(logging.ERROR):
+        words = text_of(await bot.reply("list"))
+    assert "not set up correctly to reach the room service" in words and "no page 1" not in words
+    assert any("misconfiguration" in record.getMessage() for record in caplog.records)
