@@ -111,7 +111,7 @@ class DigestJob:
         series = by_state(days)
         lang = self.settings.default_language
         # drawing takes a CPU-bound moment: off the event loop that acks Slack's requests
-        return await asyncio.to_thread(render, lang, day, series), alt_text(lang, series)
+        return await asyncio.to_thread(render, lang, day, series), alt_text(lang, day, series)
 
     async def _upload_chart(self, day: dt.date, channel: str, run: str, digest: Digest) -> None:
         """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,

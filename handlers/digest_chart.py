@@ -12,6 +12,7 @@ matplotlib.use("Agg")  # no display: render to memory
 
 from babel.dates import format_date
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.service import STATES
@@ -34,30 +35,55 @@ def by_state(days: list[list[Snapshot | None]]) -> dict[str, list[int | None]]:
 
 
 def render(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> bytes:
-    """The PNG; days without counts are gaps in the lines."""
-    width = max((len(values) for values in series.values()), default=0)
-    days = [last_day - dt.timedelta(days=width - 1 - i) for i in range(width)]
-    figure = Figure(figsize=(8, 3.6), dpi=100)
-    axes = figure.add_subplot()
-    positions = list(range(width))
-    for state, values in series.items():
-        axes.plot(positions, [float("nan") if v is None else v for v in values], marker="o", markersize=3,
-                  color=_COLOURS.get(state), label=text(lang, f"state.{state}"))
-    axes.set_title(text(lang, "chart.title"))
-    axes.set_xticks(positions, [format_date(day, "d MMM", locale=lang) for day in days], fontsize=7)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, loc="upper left")
-    figure.tight_layout()
     out = io.BytesIO()
-    figure.savefig(out, format="png")
+    figure(lang, last_day, series).savefig(out, format="png")
     return out.getvalue()
 
 
-def alt_text(lang: str, series: dict[str, list[int | None]]) -> str:
-    """What the chart shows, in words: each state's first and last known count."""
+def figure(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> Figure:
+    """The count axis from 0, the legend beside the plot, days without counts as gaps; the days
+    before the first count are left out, and the title says since when it counts."""
+    width = max((len(values) for values in series.values()), default=0)
+    first = _first_known(series)
+    days = [last_day - dt.timedelta(days=width - 1 - i) for i in range(first, width)]
+    drawn = Figure(figsize=(8, 3.6), dpi=100, layout="constrained")
+    axes = drawn.add_subplot()
+    positions = list(range(len(days)))
+    for state, values in series.items():
+        axes.plot(positions, [float("nan") if v is None else v for v in values[first:]], marker="o", markersize=3,
+                  color=_COLOURS.get(state), label=text(lang, f"state.{state}"))
+    # fewer days of history than the window: say since when, rather than draw an empty axis
+    since = format_date(days[0], "d MMMM", locale=lang) if first > 0 else None
+    axes.set_title(text(lang, "chart.title_since", date=since) if since else text(lang, "chart.title"), fontsize=11)
+    axes.set_xticks(positions, [format_date(day, "d MMM", locale=lang) for day in days], fontsize=7)
+    axes.set_ylim(bottom=0, top=max(_highest(series) * 1.08, 1))
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_ylabel(text(lang, "chart.y_label"))
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    return drawn
+
+
+def alt_text(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> str:
+    """What the chart shows, in words: since when, and each state's first and last known count."""
     parts = []
     for state, values in series.items():
         known = [v for v in values if v is not None]
         if known:
             parts.append(text(lang, "chart.state_trend", state=text(lang, f"state.{state}"), first=known[0], last=known[-1]))
-    return text(lang, "chart.alt", trends="; ".join(parts))[:1000]
+    width = max((len(values) for values in series.values()), default=0)
+    first = _first_known(series)
+    if first == 0:
+        return text(lang, "chart.alt", trends="; ".join(parts))[:1000]
+    since = format_date(last_day - dt.timedelta(days=width - 1 - first), "d MMMM", locale=lang)
+    return text(lang, "chart.alt_since", date=since, trends="; ".join(parts))[:1000]
+
+
+def _first_known(series: dict[str, list[int | None]]) -> int:
+    """The index of the first day any state was counted (0 when none was)."""
+    known = [index for values in series.values() for index, value in enumerate(values) if value is not None]
+    return min(known, default=0)
+
+
+def _highest(series: dict[str, list[int | None]]) -> int:
+    return max((value for values in series.values() for value in values if value is not None), default=0)

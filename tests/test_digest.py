@@ -369,7 +369,7 @@ async def test_the_digest_carries_a_chart_of_the_trend_by_state(jobs, ds: FakeDS
     assert len(slack.uploads) == 3
     chart = list(slack.uploads.values())[-1]
     assert chart["channel"] == CHANNEL and chart["data"].startswith(b"\x89PNG") and chart["length"] == len(chart["data"])
-    assert "under review" in chart["alt_txt"] and "by state over the last 14 days" in chart["alt_txt"]
+    assert "under review from 11 to 13" in chart["alt_txt"] and "by state since 5 January" in chart["alt_txt"]
 
 
 @pytest.mark.parametrize(("failure", "logged"), [
@@ -463,3 +463,24 @@ def test_the_help_names_every_command_and_chart_goes_with_a_dry_run(capsys):
     with pytest.raises(SystemExit) as refused:
         main(["digest", "--chart", "chart.png"])
     assert refused.value.code == 2 and "--chart and --fresh go with --dry-run" in capsys.readouterr().err
+
+
+def _series(known_days: int) -> dict[str, list[int | None]]:
+    return {state: [None] * (14 - known_days) + [10 * (index + 1) + day for day in range(known_days)]
+            for index, state in enumerate(("en_construction", "en_instruction", "accepte", "refuse", "sans_suite"))}
+
+
+@pytest.mark.parametrize(("known_days", "title"), [(14, "Dossiers by state, last 14 days"), (3, "Dossiers by state since 21 November")])
+def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_counted(known_days, title):
+    from handlers.digest_chart import alt_text, figure, render
+
+    drawn = figure("en", dt.date(2026, 11, 23), _series(known_days))
+    drawn.canvas.draw()
+    axes = drawn.axes[0]
+    assert axes.get_ylim()[0] == 0 and axes.get_ylabel() == "dossiers" and axes.get_title() == title
+    assert len(axes.get_xticks()) == known_days and axes.get_xticklabels()[0].get_text() == f"{24 - known_days} Nov"
+    legend, plot = axes.get_legend().get_window_extent(), axes.get_window_extent()
+    assert legend.x0 >= plot.x1  # beside the plot, never over its lines
+    assert render("en", dt.date(2026, 11, 23), _series(known_days)).startswith(b"\x89PNG")
+    said = alt_text("en", dt.date(2026, 11, 23), _series(known_days))
+    assert ("since 21 November" in said) is (known_days == 3) and "under construction from 10 to" in said
