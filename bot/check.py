@@ -24,7 +24,7 @@ from bot.config import WHAT, Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
 from bot.wiring import configure_slack_client
-from clients.dossiers.errors import DossierConfigError, DossierServiceError
+from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Subscriptions
@@ -196,13 +196,11 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
         for number in sorted(numbers):
             try:
                 await service.title(number)
-            except DossierConfigError as error:
-                return Result("dossier service", False, advice.dossiers(error, settings))
-            except DossierServiceError as error:
+            except (DemarcheNotFound, DemarcheForbidden) as error:  # this démarche; the token itself works
                 if number != 0:
                     problems.append(f"n° {number} ({advice.dossiers(error, settings)})")
-                elif error.reason != "not_found":
-                    return Result("dossier service", False, advice.dossiers(error, settings))
+            except DossierServiceError as error:  # the token, the address or the service: one line for all
+                return Result("dossier service", False, advice.dossiers(error, settings))
     finally:
         await service.aclose()
     numbers.discard(0)

@@ -26,7 +26,8 @@ class ConfigError(Exception):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+    # `NAME=` (as left in a copied .env.example) means unset, not an empty secret sent to a service
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False, env_ignore_empty=True)
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None

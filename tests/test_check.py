@@ -201,3 +201,18 @@ async def _in_thread(function, *args):
     import asyncio
 
     return await asyncio.to_thread(function, *args)
+
+
+def test_an_empty_variable_is_unset_not_an_empty_secret(configured, capsys, monkeypatch):
+    monkeypatch.setenv("DS_API_TOKEN", "")  # as left in a copied .env.example
+    code, lines = check(capsys)
+    assert code == 1 and "DIGEST_CHANNEL and DIGEST_DEMARCHES set but not DS_API_TOKEN" in part(lines, "dossier service")
+
+
+def test_a_dossier_service_out_of_reach_is_one_line_not_one_per_demarche(configured, capsys, monkeypatch):
+    from tests.processes import free_port
+
+    port = free_port()
+    monkeypatch.setenv("DS_API_URL", f"http://127.0.0.1:{port}/api/v2/graphql")
+    code, lines = check(capsys)
+    assert code == 1 and part(lines, "dossier service") == f"✗ dossier service: cannot reach 127.0.0.1:{port}: check DS_API_URL and the network"
