@@ -484,3 +484,15 @@ def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_cou
     assert render("en", dt.date(2026, 11, 23), _series(known_days)).startswith(b"\x89PNG")
     said = alt_text("en", dt.date(2026, 11, 23), _series(known_days))
     assert ("since 21 November" in said) is (known_days == 3) and "under construction from 10 to" in said
+
+
+async def test_a_forced_run_counts_afresh_within_the_run_window(jobs, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Un", dossiers=10)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    job = jobs()
+    day = dt.date(2026, 1, 5)
+    await job.run(day)
+    ds.deposit(101)  # a minute later: the shared count of the day would still say 10
+    assert await job.run(day, force=True) is Outcome.POSTED
+    first, forced = (text_of(post) for post in digest_posts(slack))
+    assert "*10* dossiers" in first and "*11* dossiers" in forced
