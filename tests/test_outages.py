@@ -68,7 +68,8 @@ async def test_redis_outage_degrades_then_recovers_by_itself(settings, slack: Fa
         (Fault("GET", ROOMS, 502, "<html><h1>502 Bad Gateway</h1></html>", "text/html", times=5), "unavailable"),
         (Fault("GET", ROOMS, 200, "{not json", "application/json", times=5), "unavailable"),
         (Fault("GET", ROOMS, 200, {"results": "nope"}, times=5), "unavailable"),
-        (Fault("GET", ROOMS, 404, "<!doctype html><title>Not Found</title>", "text/html", times=5), "There is no page"),
+        # an HTML 404: no external API at this address, a setup problem (not "no page 1")
+        (Fault("GET", ROOMS, 404, "<!doctype html><title>Not Found</title>", "text/html", times=5), "not set up correctly"),
     ],
 )
 async def test_upstream_outages_get_a_clear_answer_within_ten_seconds(settings, redis, slack: FakeSlack, meet: FakeMeet, alice,
