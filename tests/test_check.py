@@ -215,4 +215,5 @@ def test_a_dossier_service_out_of_reach_is_one_line_not_one_per_demarche(configu
     port = free_port()
     monkeypatch.setenv("DS_API_URL", f"http://127.0.0.1:{port}/api/v2/graphql")
     code, lines = check(capsys)
-    assert code == 1 and part(lines, "dossier service") == f"✗ dossier service: cannot reach 127.0.0.1:{port}: check DS_API_URL and the network"
+    said = part(lines, "dossier service")
+    assert code == 1 and said == f"✗ dossier service: cannot reach 127.0.0.1:{port}: check DS_API_URL and the network"
