@@ -11,7 +11,7 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
 import redis.asyncio as aioredis
@@ -22,23 +22,27 @@ from bot import advice
 from bot.config import Settings
 from bot.inference import inference
 from bot.scheduler import due_day
+from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess, Membership
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
-from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.rate_limit import URGENT, RateLimiter
 from clients.dossiers.service import DossierService
-from clients.dossiers.subscriptions import Subscription, Subscriptions
+from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
+from clients.json_cache import JsonCache
 from clients.redis_keys import digest as hashed
+from handlers.blocks import plain
 from handlers.digest_chart import alt_text, by_state, render
 from handlers.digest_messages import (
     DigestFailure,
     DigestLine,
     digest_messages,
+    numbers_text,
 )
-from handlers.digest_post import post_parts
+from handlers.digest_post import CHANNEL_REFUSALS, HINTS, DigestNotPosted, post_parts
 from handlers.digest_summary import summary_line
-from handlers.i18n import text
+from handlers.i18n import Mrkdwn, text
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +62,7 @@ class DigestJob:
     store: DigestStore
     counter: DossierCounter
     slack: AsyncWebClient | None
+    access: DemarcheAccess
     inference: InferenceService | None = None  # writes the optional AI line when configured
 
     async def compute(
@@ -113,11 +118,11 @@ class DigestJob:
         # drawing takes a CPU-bound moment: off the event loop that acks Slack's requests
         return await asyncio.to_thread(render, lang, day, series), alt_text(lang, day, series)
 
-    async def _upload_chart(self, day: dt.date, channel: str, run: str, digest: Digest) -> None:
+    async def _upload_chart(self, day: dt.date, channel: str, place: str, run: str, digest: Digest) -> None:
         """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,
         a network failure, a drawing error) leaves them standing, with one log line saying why."""
         part = f"{run}-chart"
-        if self.slack is None or await self.store.is_posted(day, channel, part):
+        if self.slack is None or await self.store.is_posted(day, place, part):
             return
         try:
             chart = await self.chart(day, digest)
@@ -132,7 +137,7 @@ class DigestJob:
         except Exception as error:  # any failure of an optional part must not cost the digest
             log.warning("digest chart not posted to %s (%s); the text trend stays", channel, str(error) or type(error).__name__)
             return
-        await self.store.mark_posted(day, channel, part)
+        await self.store.mark_posted(day, place, part)
 
     async def summary(self, digest: Digest) -> str | None:
         """The AI line, when the inference service is configured and answers in time."""
@@ -156,17 +161,39 @@ class DigestJob:
     def allowed(self) -> frozenset[int] | None:
         return self.settings.allowed_demarches
 
-    async def check(self, number: int) -> str:
-        """The démarche's title; raises the service's refusal (unknown, not readable, down)."""
-        return await self.counter.title(number)
+    @property
+    def max_per_person(self) -> int:
+        return self.settings.digest_max_per_person
 
-    async def asked_by(self, day: dt.date, channel: str, user: str | None = None) -> str | None:
-        return await self.store.asked_by(day, channel, user)
+    async def membership(self, number: int) -> Membership:
+        """Who may follow the démarche; raises the service's refusal (unknown, not readable, down)."""
+        return await self.access.membership(number)
+
+    async def asked_by(self, day: dt.date, place: str, user: str | None = None) -> str | None:
+        return await self.store.asked_by(day, place, user)
+
+    async def asked_today(self, day: dt.date, user: str) -> int:
+        """How many digests `user` asked for today with `/digest now`, this one included."""
+        return await self.store.count_asked(day, user)
+
+    async def forget_unfollowed(self, demarches: set[int]) -> None:
+        """What the bot keeps of démarches nobody follows any more goes at once."""
+        operators = set(self.settings.digest_demarches)
+        for number in demarches - operators:
+            if not await self.subscriptions.followed_anywhere(number):
+                await self.counter.forget(number)
+                await self.store.forget(number)
 
     async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]:
-        """Every subscription whose hour has come today (the operator's and the channels')."""
-        subscriptions = [s for s in (self.operators,) if s is not None] + await self.subscriptions.all()
-        return [(day, s) for s in subscriptions if (day := due_day(now, s.at, self.zone)) is not None]
+        """Every subscription whose hour has come today, the operator's first, then by hour; paused
+        ones and an operator's digest its channel refused today are left out."""
+        due: list[tuple[dt.date, Subscription]] = []
+        operators = self.operators
+        day = due_day(now, operators.at, self.zone) if operators is not None else None
+        if operators is not None and day is not None and not await self.store.refused(day, operators.place):
+            due.append((day, operators))
+        channels = sorted((s for s in await self.subscriptions.all() if s.paused is None), key=lambda s: s.at)
+        return due + [(day, s) for s in channels if (day := due_day(now, s.at, self.zone)) is not None]
 
     @property
     def operators(self) -> Subscription | None:
@@ -174,7 +201,8 @@ class DigestJob:
         settings = self.settings
         if not (settings.digest_channel and settings.digest_demarches):
             return None
-        return Subscription(settings.digest_channel, tuple(settings.digest_demarches), settings.digest_time)
+        return Subscription(settings.digest_channel, tuple(Followed(n) for n in settings.digest_demarches),
+                            settings.digest_time, operator=True)
 
     async def run(
         self,
@@ -185,34 +213,87 @@ class DigestJob:
         progress_for: Callable[[int], Progress] | None = None,
     ) -> Outcome:
         """Posts `day`'s digest to the subscription's channel (the operator's by default) unless it
-        went out already (`force` posts it again)."""
+        went out already (`force` posts it again). The operator's digest counts as urgent: its
+        requests find room in every window of the token's allowance, whatever else is counting."""
         sub = subscription or self.operators
         assert self.slack is not None and sub is not None
-        channel = sub.channel
-        if not force and await self.store.is_posted(day, channel):
+        channel, place = sub.channel, sub.place
+        if not force and await self.store.is_posted(day, place):
             return Outcome.ALREADY_POSTED
-        async with self.store.day_lease(day, channel) as held:
+        async with self.store.day_lease(day, place) as held:
             if not held:
                 return Outcome.BUSY
-            if not force and await self.store.is_posted(day, channel):
+            if not force and await self.store.is_posted(day, place):
                 return Outcome.ALREADY_POSTED
-            digest = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force)
+            refusal = await self._refusal(channel)  # before counting and before asking the inference service
+            if refusal is not None:
+                return await self._refused(day, sub, refusal)
+            urgent = URGENT.set(sub.operator)
+            try:
+                digest = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force)
+            finally:
+                URGENT.reset(urgent)
             lang = self.settings.default_language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
-            run = await self.store.forced_run(day, channel) if force else "daily"
-            await post_parts(
-                self.slack,
-                channel,
-                messages,
-                already_posted=lambda part: self.store.is_posted(day, channel, f"{run}-{part}"),
-                mark_posted=lambda part: self.store.mark_posted(day, channel, f"{run}-{part}"),
-            )
-            await self._upload_chart(day, channel, run, digest)
-            await self.store.mark_posted(day, channel)
+            run = await self.store.forced_run(day, place) if force else "daily"
+            try:
+                await post_parts(
+                    self.slack,
+                    channel,
+                    messages,
+                    already_posted=lambda part: self.store.is_posted(day, place, f"{run}-{part}"),
+                    mark_posted=lambda part: self.store.mark_posted(day, place, f"{run}-{part}"),
+                )
+            except DigestNotPosted as error:
+                if not error.permanent:
+                    raise
+                return await self._refused(day, sub, error.code)
+            await self._upload_chart(day, channel, place, run, digest)
+            await self.store.mark_posted(day, place)
             if force:
-                await self.store.forced_run_done(day, channel)
+                await self.store.forced_run_done(day, place)
             log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
             return Outcome.POSTED
+
+    async def _refusal(self, channel: str) -> str | None:
+        """Slack's reason the channel cannot take a digest, when it is known before counting."""
+        assert self.slack is not None
+        try:
+            info = (await self.slack.conversations_info(channel=channel)).get("channel") or {}
+        except SlackApiError as error:
+            code = str(error.response.get("error"))
+            return code if code in CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
+        except Exception:  # Slack unreachable now: the post will tell
+            return None
+        if info.get("is_archived"):
+            return "is_archived"
+        if info.get("is_private") and not info.get("is_member") and not info.get("is_im"):
+            return "not_in_channel"
+        return None
+
+    async def _refused(self, day: dt.date, sub: Subscription, code: str) -> Outcome:
+        """The channel refuses for good: a channel's subscription is paused and whoever set it up is
+        told once; the operator's is left until tomorrow, with one error line."""
+        lang = self.settings.default_language
+        if sub.operator:
+            if await self.store.note_refused(day, sub.place, code):
+                log.error("the operator's digest cannot go to %s: Slack said %s (%s); fix DIGEST_CHANNEL or the channel, "
+                          "it is tried again tomorrow", sub.channel, code, HINTS.get(code, code))
+            return Outcome.PAUSED
+        current = await self.subscriptions.get(sub.channel)
+        if current is None or current.paused is not None or not await self.store.note_refused(day, sub.place, code):
+            return Outcome.PAUSED
+        await self.subscriptions.save(replace(current, paused=code))
+        log.warning("digest of %s paused: Slack said %s", sub.channel, code)
+        told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"), demarches=numbers_text(current.demarches),
+                    reason=text(lang, f"refusal.{code}"), first=current.demarches[0])
+        for person in dict.fromkeys(f.by for f in current.follows if f.by):
+            try:
+                assert self.slack is not None
+                await self.slack.chat_postMessage(channel=person, **plain(told).payload())
+            except SlackApiError as error:
+                log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
+        return Outcome.PAUSED
 
 
 @contextlib.asynccontextmanager
@@ -227,4 +308,5 @@ async def digest_job(
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(service.aclose)
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
-        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack, ai.service if ai else None)
+        access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
+        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack, access, ai.service if ai else None)

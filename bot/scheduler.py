@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -87,25 +88,41 @@ async def _loop(
     poll: float,
     retry_after: dt.timedelta,
 ) -> None:
-    """Every `poll` seconds, runs what is due; a failed run waits `retry_after` before its next try,
-    and the loop itself never dies."""
+    """Every `poll` seconds, starts what is due and not running yet, most urgent first, each as a
+    task of its own: a long walk never holds back a job due after it. A failed run waits
+    `retry_after` before its next try, and the loop itself never dies; stopping cancels what runs."""
     not_before: dict[str, dt.datetime] = {}
-    while not stop.is_set():
-        current = now()
-        try:
-            jobs = await due(current)
-        except Exception:
-            log.exception("could not tell which daily jobs are due; asking again in %s s", poll)
-            jobs = []
-        for name, run in jobs:
-            if current < not_before.get(name, current):
-                continue
+    running: dict[str, asyncio.Task[object]] = {}
+
+    def finished(name: str, task: asyncio.Task[object]) -> None:
+        running.pop(name, None)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is None:
+            not_before.pop(name, None)
+            log.debug("%s: %s", name, task.result())
+            return
+        not_before[name] = now() + retry_after
+        log.error("%s failed; retrying in %s", name, retry_after, exc_info=error)
+
+    try:
+        while not stop.is_set():
+            current = now()
             try:
-                outcome = await run()
-                not_before.pop(name, None)
-                log.debug("%s: %s", name, outcome)
-            except Exception:  # a failed run is retried later; the loop itself must never die
-                log.exception("%s failed; retrying in %s", name, retry_after)
-                not_before[name] = current + retry_after
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=poll)
+                jobs = await due(current)
+            except Exception:
+                log.exception("could not tell which daily jobs are due; asking again in %s s", poll)
+                jobs = []
+            for name, run in jobs:
+                if name in running or current < not_before.get(name, current):
+                    continue
+                task = asyncio.ensure_future(run())
+                running[name] = task
+                task.add_done_callback(functools.partial(finished, name))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=poll)
+    finally:
+        for task in list(running.values()):
+            task.cancel()
+        await asyncio.gather(*running.values(), return_exceptions=True)

@@ -1,14 +1,18 @@
 """`/digest subscribe|unsubscribe|list|now|help`, typed in the channel it concerns.
 
 Subscriptions live in Redis; the operator's own (DIGEST_CHANNEL, DIGEST_DEMARCHES) is shown but
-not changed from Slack. A démarche is subscribed only when allowed (DIGEST_ALLOWED_DEMARCHES) and
-readable with the bot's dossier-service token, in a channel the bot can post in.
+not changed from Slack. A démarche's figures are for the people who work on it: a channel is
+subscribed to a démarche only by one of its administrators or instructeurs (by the e-mail of their
+Slack profile), when DIGEST_ALLOWED_DEMARCHES allows it, in a channel the bot can post in. Who set
+each démarche up is kept: only they, or someone entitled to the démarche, can stop it, and every
+change is announced in the channel. `help` and `list` need nobody's profile.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import re
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -20,16 +24,20 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.access import Membership
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscription, Subscriptions
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
+from handlers.digest_messages import numbers_text
 from handlers.digest_post import DigestNotPosted
-from handlers.i18n import quoted, text
+from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 from handlers.usage import corrected
+
+log = logging.getLogger(__name__)
 
 _AT = re.compile(r"^\d{1,2}:\d{2}$")
 
@@ -52,11 +60,22 @@ class Digests(Protocol):
     @property
     def allowed(self) -> frozenset[int] | None: ...
 
-    async def check(self, number: int) -> str: ...
+    @property
+    def max_per_person(self) -> int: ...
+
+    async def membership(self, number: int) -> Membership: ...
 
     async def run(self, day: dt.date, *, subscription: Subscription | None = None, force: bool = False) -> Outcome: ...
 
-    async def asked_by(self, day: dt.date, channel: str, user: str | None = None) -> str | None: ...
+    async def asked_by(self, day: dt.date, place: str, user: str | None = None) -> str | None: ...
+
+    async def asked_today(self, day: dt.date, user: str) -> int: ...
+
+    async def forget_unfollowed(self, demarches: set[int]) -> None: ...
+
+
+#: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
+NOW_PER_DAY = 3
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,16 @@ def _is_number(word: str) -> bool:
     return word.isdecimal() and len(word) < 10
 
 
+@dataclass(frozen=True)
+class Where:
+    """The conversation a `/digest` was typed in, and who typed it."""
+
+    channel: str
+    user: str
+    email: str
+    lang: str
+
+
 def register(app: AsyncApp, services: Services) -> None:
     async def digest_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
@@ -114,6 +143,7 @@ def register(app: AsyncApp, services: Services) -> None:
         request = parse(command.get("text", ""))
         asker = Asker(command["team_id"], command["user_id"])
         channel = str(command.get("channel_id", ""))[:30]
+        private_chat = str(command.get("channel_name", "")) == "directmessage" or str(command.get("channel_name", "")).startswith("mpdm-")
 
         async def work(email: str, lang: str) -> Message | None:
             digests = services.digests
@@ -121,15 +151,20 @@ def register(app: AsyncApp, services: Services) -> None:
                 return plain(text(lang, "digest_cmd.off"))
             if request.problem is not None or request.verb == "help":
                 return _help(lang, digests, request)
-            if request.verb == "subscribe":
-                return await _subscribe(client, digests, channel, lang, request)
-            if request.verb == "unsubscribe":
-                return await _unsubscribe(digests, channel, lang, request)
             if request.verb == "list":
                 return await _list(digests, channel, lang)
-            return await _now(digests, channel, asker.user_id, lang, request.force, respond)
+            if private_chat:  # a digest is a team's: a DM has no team to post it to
+                return plain(text(lang, "digest_cmd.not_in_dm"))
+            where = Where(channel, asker.user_id, email, lang)
+            if request.verb == "subscribe":
+                return await _subscribe(client, digests, where, request)
+            if request.verb == "unsubscribe":
+                return await _unsubscribe(client, digests, where, request)
+            return await _now(digests, where, request.force, respond)
 
-        await reply_for(services, client, respond, asker, name=f"digest_{request.verb}", work=work, needs_email=False)
+        needs_profile = request.verb in ("subscribe", "unsubscribe") and request.problem is None
+        await reply_for(services, client, respond, asker, name=f"digest_{request.verb}", work=work, needs_email=needs_profile,
+                        needs_profile=needs_profile)
 
     app.command("/digest")(digest_command)
 
@@ -142,94 +177,168 @@ def _help(lang: str, digests: Digests, request: Request) -> Message:
     return plain(text(lang, key, **values) + "\n" + usage)
 
 
-async def _subscribe(client: AsyncWebClient, digests: Digests, channel: str, lang: str, request: Request) -> Message:
-    """Follows every démarche that may be followed; one answer says what was done and, for each
-    word or number that was not, why."""
-    refusal = await _cannot_post(client, channel, lang)
+async def _subscribe(client: AsyncWebClient, digests: Digests, where: Where, request: Request) -> Message:
+    """Follows every démarche this person may have followed here; one answer says what was done and,
+    for each word or number that was not, why. The channel hears of every change, and who made it."""
+    lang = where.lang
+    refusal = await _cannot_post(client, where.channel, lang)
     if refusal is not None:
         return refusal
-    accepted: list[int] = []
+    current = await digests.subscriptions.get(where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
-    for number in request.numbers:
-        why = await _why_not(digests, number, lang)
+    new = [n for n in request.numbers if current is None or n not in current.demarches]
+    room = digests.max_per_person - await digests.subscriptions.set_up_by(where.user)
+    accepted: list[int] = []
+    for number in new:
+        why = await _why_not(digests, number, where)
+        if why is None and len(accepted) >= room:
+            why = text(lang, "digest_cmd.too_many", most=digests.max_per_person)
         if why is None:
             accepted.append(number)
         else:
             refused.append(why)
-    if not accepted:
-        return plain("\n".join(refused or [text(lang, "digest_cmd.no_numbers")]))
-    current = await digests.subscriptions.get(channel)
-    at = request.at or (current.at if current else digests.default_time)
-    numbers = tuple(dict.fromkeys((*(current.demarches if current else ()), *accepted)))
-    subscription = Subscription(channel, numbers, at)
+    at = current.at if current else digests.default_time
+    if request.at is not None and current is not None and request.at != current.at:
+        blocked = await _not_theirs(digests, current, where)
+        if blocked:
+            refused.append(text(lang, "digest_cmd.hour_kept", time=current.at.strftime("%H:%M"), demarches=numbers_text(blocked)))
+        else:
+            at = request.at
+    elif request.at is not None:
+        at = request.at
+    changed_hour = current is not None and at != current.at
+    if not accepted and not changed_hour and not (current and current.paused):  # nothing changes
+        if refused:
+            return plain("\n".join(refused))
+        return plain(text(lang, "digest_cmd.already_followed", demarches=numbers_text(request.numbers)))
+    subscription = current or Subscription(where.channel, (), at)
+    for number in accepted:
+        subscription = subscription.follow(number, where.user)
+    subscription = replace(subscription, at=at, paused=None)
     await digests.subscriptions.save(subscription)
-    done = text(lang, "digest_cmd.subscribed", demarches=_numbers(numbers), time=at.strftime("%H:%M"),
+    await _announce(client, where, [
+        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=numbers_text(tuple(accepted)),
+                time=at.strftime("%H:%M"), zone=str(digests.zone))] if accepted else []),
+        *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=at.strftime("%H:%M"),
+                before=current.at.strftime("%H:%M"), zone=str(digests.zone))] if changed_hour and current else []),
+    ])
+    done = text(lang, "digest_cmd.subscribed", demarches=numbers_text(subscription.demarches), time=at.strftime("%H:%M"),
                 zone=str(digests.zone), next=_next_run(subscription, digests.zone, lang))
     return plain("\n".join([done, *refused]))
 
 
-async def _why_not(digests: Digests, number: int, lang: str) -> str | None:
-    """Why démarche `number` may not be followed here, or None when it may."""
+async def _why_not(digests: Digests, number: int, where: Where) -> str | None:
+    """Why this person may not have démarche `number` followed here, or None when they may."""
+    lang = where.lang
     if digests.allowed is not None and number not in digests.allowed:
         return text(lang, "digest_cmd.not_allowed", number=number)
     try:
-        await digests.check(number)
+        membership = await digests.membership(number)
     except DemarcheNotFound:
         return text(lang, "digest_cmd.unknown", number=number)
     except DemarcheForbidden:
         return text(lang, "digest_cmd.forbidden", number=number)
     except DossierServiceError as error:
         return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
+    if not membership.entitled(where.email):
+        return text(lang, "digest_cmd.not_entitled", number=number)
     return None
 
 
-async def _unsubscribe(digests: Digests, channel: str, lang: str, request: Request) -> Message:
-    current = await digests.subscriptions.get(channel)
+async def _may_change(digests: Digests, subscription: Subscription, number: int, where: Where) -> bool:
+    """Whoever set the démarche up here, or one of its administrators or instructeurs."""
+    if subscription.set_up_by(number) == where.user:
+        return True
+    try:
+        return (await digests.membership(number)).entitled(where.email)
+    except DossierServiceError:
+        return False
+
+
+async def _not_theirs(digests: Digests, subscription: Subscription, where: Where) -> tuple[int, ...]:
+    """The démarches this channel follows that this person may not change (so not their hour either)."""
+    return tuple([n for n in subscription.demarches if not await _may_change(digests, subscription, n, where)])
+
+
+async def _unsubscribe(client: AsyncWebClient, digests: Digests, where: Where, request: Request) -> Message:
+    lang = where.lang
+    current = await digests.subscriptions.get(where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
     followed = [n for n in request.numbers if current and n in current.demarches]
     unknown = tuple(n for n in request.numbers if n not in followed)
     if unknown:
-        refused.append(text(lang, "digest_cmd.not_followed", demarches=_numbers(unknown)))
+        refused.append(text(lang, "digest_cmd.not_followed", demarches=numbers_text(unknown)))
     if current is None or not followed:
+        return plain("\n".join(refused or [text(lang, "digest_cmd.no_numbers")]))
+    stopped = []
+    for number in followed:
+        if await _may_change(digests, current, number, where):
+            stopped.append(number)
+        else:
+            refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(current.set_up_by(number))))
+    if not stopped:
         return plain("\n".join(refused))
-    left = replace(current, demarches=tuple(n for n in current.demarches if n not in followed))
+    left = current.without(set(stopped))
     await digests.subscriptions.save(left)
-    lines = [text(lang, "digest_cmd.unsubscribed", demarches=_numbers(tuple(followed)))]
+    await digests.forget_unfollowed(set(stopped))
+    setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
+    await _announce(client, where, [text(lang, "digest_cmd.announce_stop", person=Mrkdwn(f"<@{where.user}>"),
+                                         demarches=numbers_text(tuple(stopped)),
+                                         setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters)) or "—"))])
+    lines = [text(lang, "digest_cmd.unsubscribed", demarches=numbers_text(tuple(stopped)))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
     return plain("\n".join([*lines, *refused]))
+
+
+async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> None:
+    """Tells the channel what changed, and who changed it (the bot may post there: it was checked)."""
+    if not lines:
+        return
+    try:
+        await client.chat_postMessage(channel=where.channel, **plain("\n".join(lines)).payload())
+    except SlackApiError as error:
+        log.warning("could not announce a digest change in its channel: %s", error.response.get("error"))
 
 
 async def _list(digests: Digests, channel: str, lang: str) -> Message:
     lines = []
     mine = await digests.subscriptions.get(channel)
     if mine is not None:
-        lines.append(text(lang, "digest_cmd.list", demarches=_numbers(mine.demarches), time=mine.at.strftime("%H:%M"),
+        followed = ", ".join(f"n° {f.demarche}" + (f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else "")
+                             for f in mine.follows)
+        lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
                           zone=str(digests.zone), next=_next_run(mine, digests.zone, lang)))
+        if mine.paused:
+            lines.append(text(lang, "digest_cmd.paused", reason=text(lang, f"refusal.{mine.paused}")))
     operators = digests.operators
     if operators is not None and operators.channel == channel:
-        lines.append(text(lang, "digest_cmd.operators", demarches=_numbers(operators.demarches),
+        lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),
                           time=operators.at.strftime("%H:%M"), zone=str(digests.zone)))
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
-async def _now(digests: Digests, channel: str, user: str, lang: str, force: bool, respond: AsyncRespond) -> Message:
-    subscription = await digests.subscriptions.get(channel)
+async def _now(digests: Digests, where: Where, force: bool, respond: AsyncRespond) -> Message:
+    lang = where.lang
+    subscription = await digests.subscriptions.get(where.channel)
     operators = digests.operators
-    if subscription is None and operators is not None and operators.channel == channel:
+    if subscription is None and operators is not None and operators.channel == where.channel:
         subscription = operators
     if subscription is None:
         return plain(text(lang, "digest_cmd.nothing_to_post"))
     day = dt.datetime.now(digests.zone).date()
-    first_asker = await digests.asked_by(day, channel, user)
-    if force and first_asker != user:
+    first_asker = await digests.asked_by(day, subscription.place, where.user)
+    if force and first_asker != where.user:
         return plain(text(lang, "digest_cmd.force_refused"))
+    if await digests.asked_today(day, where.user) > NOW_PER_DAY:
+        return plain(text(lang, "digest_cmd.now_limit", most=NOW_PER_DAY))
     await respond(**plain(text(lang, "digest_cmd.started")).payload(response_type="ephemeral"))
     try:
         outcome = await digests.run(day, subscription=subscription, force=force)
     except DigestNotPosted as error:
         return plain(text(lang, "digest_cmd.not_posted", reason=str(error)))
-    key = {Outcome.POSTED: "digest_cmd.posted", Outcome.ALREADY_POSTED: "digest_cmd.already", Outcome.BUSY: "digest_cmd.busy"}
+    key = {Outcome.POSTED: "digest_cmd.posted", Outcome.ALREADY_POSTED: "digest_cmd.already", Outcome.BUSY: "digest_cmd.busy",
+           Outcome.PAUSED: "digest_cmd.refused_here"}
     return plain(text(lang, key[outcome]))
 
 
@@ -245,11 +354,13 @@ async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Messa
         with contextlib.suppress(SlackApiError):
             bot = str((await client.auth_test()).get("user") or bot)
         return plain(text(lang, "digest_cmd.cannot_post", bot=bot))
+    if conversation.get("is_archived"):
+        return plain(text(lang, "digest_cmd.archived"))
     return None
 
 
-def _numbers(numbers: tuple[int, ...]) -> str:
-    return ", ".join(f"n° {n}" for n in numbers)
+def _person(user: str) -> Mrkdwn:
+    return Mrkdwn(f"<@{user}>") if user else Mrkdwn("—")
 
 
 def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:

@@ -39,6 +39,11 @@ class DigestFailure:
     reason: str  # key under `digest.reason.`
 
 
+def numbers_text(numbers: tuple[int, ...]) -> str:
+    """`n° 101, n° 102`: démarches as people name them."""
+    return ", ".join(f"n° {n}" for n in numbers)
+
+
 def sparkline(values: list[int | None]) -> str:
     """`▁▂▃▄▅▆▇█` from the lowest to the highest known value; a gap where a day is unknown."""
     known = [value for value in values if value is not None]

@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 PACE = 1.1  # chat.postMessage allows about one message per second per channel
 
-_HINTS = {
+HINTS = {
     "not_in_channel": "invite the bot to the channel (/invite @bot) or give the app the chat:write.public scope",
     "channel_not_found": "check DIGEST_CHANNEL (a channel id like C0123ABCD) and, for a private channel, invite the bot",
     "is_archived": "the channel is archived: unarchive it or choose another DIGEST_CHANNEL",
@@ -24,8 +24,26 @@ _HINTS = {
 }
 
 
+#: Refusals that will not change by trying again: the channel is gone, archived, or the bot may not
+#: post there. The subscription is paused instead of retried all day.
+CHANNEL_REFUSALS = frozenset({
+    "channel_not_found", "is_archived", "not_in_channel", "restricted_action", "restricted_action_read_only_channel",
+    "restricted_action_thread_locked", "restricted_action_thread_only_channel", "restricted_action_non_threadable_channel",
+    "team_access_not_granted", "ekm_access_denied",
+})
+
+
 class DigestNotPosted(Exception):
     """Slack refused the digest; the message says how to fix it."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def permanent(self) -> bool:
+        """The channel itself refuses it (not the token, not a passing failure)."""
+        return self.code in CHANNEL_REFUSALS
 
 
 async def post_parts(
@@ -48,9 +66,9 @@ async def post_parts(
             await client.chat_postMessage(channel=channel, unfurl_links=False, **message.payload())
         except SlackApiError as error:
             code = error.response.get("error", "unknown")
-            hint = _HINTS.get(code, "see https://api.slack.com/methods/chat.postMessage#errors")
+            hint = HINTS.get(code, "see https://api.slack.com/methods/chat.postMessage#errors")
             log.error("digest not posted to %s: Slack said %s; fix: %s", channel, code, hint)
-            raise DigestNotPosted(f"Slack refused the digest ({code}): {hint}") from None
+            raise DigestNotPosted(f"Slack refused the digest ({code}): {hint}", code) from None
         await mark_posted(index)
         posted += 1
     return posted

@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
 from handlers.failures import COMMANDS, explain
-from handlers.profiles import language_of, load_profile, usable_email
+from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, usable_email
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -40,15 +40,28 @@ def who(body: dict) -> Asker:
 
 
 async def run_for(
-    services: Services, client: AsyncWebClient, asker: Asker, *, name: str, work: Work, needs_email: bool = True
+    services: Services,
+    client: AsyncWebClient,
+    asker: Asker,
+    *,
+    name: str,
+    work: Work,
+    needs_email: bool = True,
+    needs_profile: bool = True,
 ) -> tuple[str, Message | None]:
     """`work`'s reply in the asker's language, or the explanation of what went wrong (the error
-    carries its own context: the room or the page it was about)."""
+    carries its own context: the room or the page it was about). Work that needs nobody's profile
+    (help, a list) is done in the default language when the profile cannot be read."""
     lang, email = services.default_language, None
     try:
-        profile = await load_profile(client, services.profiles, asker.team_id, asker.user_id)
+        try:
+            profile: Profile | None = await load_profile(client, services.profiles, asker.team_id, asker.user_id)
+        except ProfileProblem:
+            if needs_profile:
+                raise
+            profile = None
         lang = language_of(profile, services.default_language)
-        email = usable_email(profile) if needs_email else ""
+        email = usable_email(profile) if needs_email and profile is not None else ""
         message = await work(email, lang)
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
@@ -67,10 +80,12 @@ async def reply_for(
     name: str,
     work: Work,
     needs_email: bool = True,
+    needs_profile: bool = True,
     replace_original: bool = False,
 ) -> None:
     """`run_for`, then a private reply through `response_url` (or the app's DM when that fails)."""
-    _, message = await run_for(services, client, asker, name=name, work=work, needs_email=needs_email)
+    _, message = await run_for(services, client, asker, name=name, work=work, needs_email=needs_email,
+                               needs_profile=needs_profile)
     if message is not None:
         await reply_privately(client, respond, asker.user_id, message, replace_original=replace_original)
 

@@ -155,6 +155,46 @@ def settings(meet: FakeMeet, slack: FakeSlack) -> Settings:
     return Settings(_env_file=None, **values)
 
 
+async def eventually(condition: Any, what: str = "the condition", timeout: float = 30.0) -> None:
+    """Waits until `condition()` (a value or an awaitable's) holds, failing after `timeout` seconds:
+    a condition, never a guessed delay."""
+    import asyncio
+    import inspect
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        held = condition()
+        if inspect.isawaitable(held):
+            held = await held
+        if held:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        await asyncio.sleep(0.02)
+
+
+def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: Any, inference: Any = None, *,
+                    shared_limiter: bool = False) -> tuple[Any, Any]:
+    """A digest job as the bot builds one, over the dossier fake, without waits: (job, its dossier
+    client, to close)."""
+    from pydantic import SecretStr
+
+    from bot.digest import DigestJob
+    from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
+    from clients.dossiers.counts import DossierCounter
+    from clients.dossiers.digest_store import DigestStore
+    from clients.dossiers.rate_limit import RateLimiter
+    from clients.dossiers.service import DossierService
+    from clients.json_cache import JsonCache
+
+    limiter = RateLimiter(1_000_000, redis=redis, name="test-token") if shared_limiter else RateLimiter(1_000_000)
+    service = DossierService(ds.url, SecretStr(ds.token), limiter=limiter, policy=instant_policy())
+    access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
+    job = DigestJob(settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack, access, inference)
+    return job, service
+
+
 def instant_policy() -> RetryPolicy:
     async def no_wait(seconds: float) -> None:
         return None

@@ -111,7 +111,7 @@ def test_a_new_room_with_options_from_home(operator_env, monkeypatch, capsys, me
 
 
 def test_digest_now_posts_its_text_and_chart_in_the_console(operator_env, monkeypatch, capsys, ds: FakeDS):
-    ds.add_demarche(101, "Subvention vélo", dossiers=30)
+    ds.add_demarche(101, "Subvention vélo", dossiers=30, admins=("alice@example.gouv.fr",))
     monkeypatch.setenv("DS_API_URL", ds.url)
     monkeypatch.setenv("DS_API_TOKEN", ds.token)
     out = shell(monkeypatch, capsys, "/digest subscribe 101\n/digest now\n", "--lang", "en")

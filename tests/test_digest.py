@@ -20,9 +20,8 @@ from bot.config import Settings
 from bot.digest import DigestJob, Outcome
 from bot.scheduler import due_at, due_day, run_daily
 from bot.wiring import configure_slack_client
-from clients.dossiers.counts import DemarcheCounts, DossierCounter
+from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore
-from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
@@ -32,13 +31,13 @@ from handlers.digest_messages import (
     digest_messages,
     sparkline,
 )
-from handlers.digest_post import DigestNotPosted
-from tests.conftest import bot_env, text_of
+from tests.conftest import bot_env, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 PARIS = ZoneInfo("Europe/Paris")
 CHANNEL = "C0DIGEST"
+OPERATORS = f"{CHANNEL}:operator"  # where the operator's digest keeps its marks (apart from a channel's own)
 
 
 @pytest.fixture
@@ -54,15 +53,11 @@ async def jobs(digest_settings: Settings, redis, ds: FakeDS):
     """Makes digest jobs as separate bot processes would have them (own clients, one Redis)."""
     made: list[DossierService] = []
 
-    async def no_wait(seconds: float) -> None:
-        return None
-
     def make() -> DigestJob:
-        service = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000),
-                                 policy=RetryPolicy(attempts=3, sleep=no_wait))
-        made.append(service)
         slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), digest_settings)
-        return DigestJob(digest_settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack)
+        job, service = make_digest_job(digest_settings, redis, ds, slack)
+        made.append(service)
+        return job
 
     yield make
     for service in made:
@@ -181,9 +176,9 @@ async def test_bot_not_in_the_channel_gets_a_clear_log_line_with_a_fix(jobs, ds:
     ds.add_demarche(101, "Un", dossiers=5)
     slack.channels[CHANNEL] = {"private": False, "member": False}
     slack.scopes.discard("chat:write.public")
-    with caplog.at_level(logging.ERROR), pytest.raises(DigestNotPosted, match="not_in_channel"):
-        await jobs().run(dt.date(2026, 1, 5))
-    assert f"digest not posted to {CHANNEL}: Slack said not_in_channel; fix: invite the bot" in caplog.text
+    with caplog.at_level(logging.ERROR):
+        assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.PAUSED  # not retried all day: the channel refuses it
+    assert f"the operator's digest cannot go to {CHANNEL}: Slack said not_in_channel (invite the bot" in caplog.text
     slack.channels[CHANNEL]["member"] = True  # fixed: the next run posts it
     assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
 
@@ -333,8 +328,8 @@ async def test_a_run_after_a_crash_posts_exactly_the_missing_parts(jobs, ds: Fak
     job = await many_demarches_job(jobs, ds, redis, lease=0.5)
     day = dt.date(2026, 1, 5)
     # what a run killed after posting part 0 leaves: its mark, and its lease running out
-    await job.store.mark_posted(day, CHANNEL, "daily-0")
-    await redis.set(f"roombot:digest:{day}:{CHANNEL}:lock", "killed-holder", px=500)
+    await job.store.mark_posted(day, OPERATORS, "daily-0")
+    await redis.set(f"roombot:digest:{day}:{OPERATORS}:lock", "killed-holder", px=500)
     assert await job.run(day) is Outcome.BUSY  # its lease has not run out yet
     outcome = Outcome.BUSY
     for _ in range(100):
@@ -350,8 +345,8 @@ async def test_a_run_after_a_crash_posts_exactly_the_missing_parts(jobs, ds: Fak
 async def test_a_killed_forced_run_retried_posts_only_its_missing_parts(jobs, ds: FakeDS, slack: FakeSlack, redis):
     job = await many_demarches_job(jobs, ds, redis)
     day = dt.date(2026, 1, 5)
-    killed = await job.store.forced_run(day, CHANNEL)
-    await job.store.mark_posted(day, CHANNEL, f"{killed}-0")  # the killed `--force` run had posted part 0
+    killed = await job.store.forced_run(day, OPERATORS)
+    await job.store.mark_posted(day, OPERATORS, f"{killed}-0")  # the killed `--force` run had posted part 0
     assert await job.run(day, force=True) is Outcome.POSTED
     assert len(digest_posts(slack)) == 1
     assert await job.run(day, force=True) is Outcome.POSTED  # a new forced run posts it all again

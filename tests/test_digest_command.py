@@ -17,17 +17,17 @@ from bot.digest import DigestJob
 from bot.scheduler import run_subscriptions
 from bot.server import create_web_app
 from bot.wiring import build_app, configure_slack_client
-from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore
-from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
-from clients.dossiers.subscriptions import Subscription, Subscriptions
-from clients.retry import RetryPolicy
+from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.rooms.service import RoomService
-from tests.conftest import Bot, instant_policy, text_of
+from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import SIGNING_SECRET, command_body
+
+#: Alice's e-mail as the dossier service lists her (the Slack profile has it in other case)
+ALICE = "alice.martin@example.gouv.fr"
 
 
 @pytest.fixture
@@ -37,9 +37,7 @@ def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
 
 
 def make_job(settings: Settings, redis, ds: FakeDS) -> tuple[DigestJob, DossierService]:
-    service = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000), policy=RetryPolicy(attempts=2))
-    slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings)
-    return DigestJob(settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack), service
+    return make_digest_job(settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings))
 
 
 @pytest.fixture
@@ -69,11 +67,11 @@ async def digest(bot: Bot, text: str, channel: str = "C0TEAM") -> str:
 
 
 async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
-    ds.add_demarche(101, "Subvention", dossiers=5)
-    ds.add_demarche(102, "Permis", dossiers=5)
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    ds.add_demarche(102, "Permis", dossiers=5, admins=(ALICE,))
     said = await digest(digest_bot, "subscribe 101 102 at 08:30")
     assert "digest of n° 101, n° 102 every day at 08:30 (Europe/Paris)" in said and "Next one:" in said
-    assert "follows n° 101, n° 102, every day at 08:30" in await digest(digest_bot, "list")
+    assert "follows n° 101 (set up by <@U0ALICE>), n° 102 (set up by <@U0ALICE>), every day at 08:30" in await digest(digest_bot, "list")
     assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101")
     said = await digest(digest_bot, "unsubscribe 102")
     assert "gets no digest any more" in said
@@ -81,8 +79,8 @@ async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
 
 
 async def test_refusals_are_clear(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
-    ds.add_demarche(101, "Subvention", dossiers=5)
-    ds.add_demarche(103, "Secret", dossiers=5)
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    ds.add_demarche(103, "Secret", dossiers=5, admins=(ALICE,))
     ds.out_of_scope.add(103)
     assert "There is no démarche 999" in await digest(digest_bot, "subscribe 999")
     assert "token cannot read démarche 103" in await digest(digest_bot, "subscribe 103")
@@ -97,21 +95,26 @@ async def test_refusals_are_clear(digest_bot: Bot, ds: FakeDS, slack: FakeSlack)
     assert await Subscriptions(digest_bot.runtime.redis).all() == []
 
 
+def digests_in(slack: FakeSlack, channel: str) -> list[dict]:
+    """The digests posted in `channel` (not the announcements of who changed what)."""
+    return [post for post in slack.posted(channel) if post.get("text", "").startswith("Dossiers on")]
+
+
 async def test_digest_now_posts_once_unless_the_same_person_forces_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
-    ds.add_demarche(101, "Subvention", dossiers=7)
+    ds.add_demarche(101, "Subvention", dossiers=7, admins=(ALICE,))
     assert "follows no démarche" in await digest(digest_bot, "now")
     await digest(digest_bot, "subscribe 101")
     assert "Today's digest is posted here" in await digest(digest_bot, "now")
-    [posted] = slack.posted("C0TEAM")
+    [posted] = digests_in(slack, "C0TEAM")
     assert "Subvention" in text_of(posted)
     assert "already posted here" in await digest(digest_bot, "now")
     assert "Today's digest is posted here" in await digest(digest_bot, "now force")
-    assert len(slack.posted("C0TEAM")) == 2
+    assert len(digests_in(slack, "C0TEAM")) == 2
     slack.add_user("U0BOB", "bob@example.gouv.fr", locale="en-US")
     body = command_body("now force", "U0BOB", slack.response_url(), command="/digest", channel="C0TEAM")
     assert (await digest_bot.post(body)).status_code == 200
     await digest_bot.runtime.tasks.drain(10)
-    assert "Only the person who asked" in text_of(slack.responses[-1]) and len(slack.posted("C0TEAM")) == 2
+    assert "Only the person who asked" in text_of(slack.responses[-1]) and len(digests_in(slack, "C0TEAM")) == 2
 
 
 async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are_counted_once(
@@ -119,8 +122,8 @@ async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are
     ds.add_demarche(101, "Partagée", dossiers=250)
     ds.add_demarche(102, "Seule", dossiers=10)
     subscriptions = Subscriptions(redis)
-    await subscriptions.save(Subscription("C0EARLY", (101,), dt.time(8, 0)))
-    await subscriptions.save(Subscription("C0LATE", (101, 102), dt.time(9, 30)))
+    await subscriptions.save(Subscription("C0EARLY", (Followed(101, "U0ALICE"),), dt.time(8, 0)))
+    await subscriptions.save(Subscription("C0LATE", (Followed(101, "U0ALICE"), Followed(102, "U0ALICE")), dt.time(9, 30)))
     clock = {"now": dt.datetime(2026, 1, 5, 7, 10, tzinfo=dt.UTC)}  # 08:10 in Paris: only the early one is due
     jobs = [make_job(digest_settings, redis, ds) for _ in range(2)]  # two bot processes
     stop = asyncio.Event()
@@ -149,7 +152,7 @@ async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are
 
 
 async def test_every_word_and_every_refused_demarche_is_reported_in_one_answer(digest_bot: Bot, ds: FakeDS, redis):
-    ds.add_demarche(101, "Subvention", dossiers=5)
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
     ds.out_of_scope.add(22222)
     said = await digest(digest_bot, "subscribe 22222 101 99999 abc")
     lines = said.splitlines()
@@ -166,3 +169,33 @@ async def test_a_mistyped_verb_gets_the_command_it_probably_meant(digest_bot: Bo
     room = text_of(await digest_bot.reply("nwe restricted"))
     assert "I don't know `nwe restricted`. Did you mean `/room new restricted`?" in room
     assert "Did you mean" not in text_of(await digest_bot.reply("frobnicate"))
+
+
+async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_walk_runs(
+        digest_settings: Settings, redis, ds: FakeDS, slack: FakeSlack):
+    """Not one loop behind another: the operator's digest starts at its hour, as urgent (its walk
+    may use the whole window of the token's allowance), while a channel's digest is still counting."""
+    ds.add_demarche(101, "Celle de l'exploitant", dossiers=50)
+    ds.add_demarche(201, "Très grande", dossiers=2000)  # 20 pages
+    ds.slow[201] = 0.15
+    settings = digest_settings.model_copy(update={"digest_channel": "C0OPS", "digest_demarches": [101]})
+    await Subscriptions(redis).save(Subscription("C0TEAM", (Followed(201, "U0ALICE"),), dt.time(8, 59)))
+    clock = {"now": dt.datetime(2026, 1, 5, 7, 59, 30, tzinfo=dt.UTC)}  # 08:59:30 in Paris: the channel's is due
+    job, service = make_digest_job(settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-t"), settings),
+                                   shared_limiter=True)
+    stop = asyncio.Event()
+    loop = asyncio.create_task(run_subscriptions(job, stop, now=lambda: clock["now"], poll=0.02))
+
+    def asked(number: int) -> int:
+        return sum(1 for q in ds.queries if (q.get("variables") or {}).get("demarcheNumber") == number)
+
+    await eventually(lambda: asked(201) >= 2, what="the channel's walk")
+    assert not await redis.exists("roombot:ds-urgent:test-token")  # a channel's walk is not urgent
+    clock["now"] = dt.datetime(2026, 1, 5, 8, 0, 30, tzinfo=dt.UTC)  # 09:00:30: the operator's hour
+    await eventually(lambda: digests_in(slack, "C0OPS"), what="the operator's digest")
+    assert digests_in(slack, "C0TEAM") == [] and asked(201) < 20  # the long walk is still under way
+    assert await redis.exists("roombot:ds-urgent:test-token")  # the operator's walk was urgent
+    await eventually(lambda: digests_in(slack, "C0TEAM"), what="the channel's digest")
+    stop.set()
+    await loop
+    await service.aclose()

@@ -210,3 +210,32 @@ async def test_two_processes_walking_with_one_token_stay_inside_the_services_win
     assert ds.too_many == 0 and len(ds.queries) == 3 * 15
     for service in services:
         await service.aclose()
+
+
+async def test_while_an_urgent_walk_runs_the_others_leave_it_a_quarter_of_each_window(redis):
+    """The operator's digest is urgent: however many channels' walks wait, it finds room in every
+    window; with no urgent walk under way, nobody is slowed."""
+    from clients.dossiers.rate_limit import URGENT
+
+    clock = [600.0]  # the start of a window
+
+    async def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    async def requests(limiter: RateLimiter, count: int, *, urgent: bool) -> None:
+        token = URGENT.set(urgent)
+        for _ in range(count):
+            await limiter.wait()
+        URGENT.reset(token)
+
+    alone = RateLimiter(400, redis=redis, name="alone", clock=lambda: clock[0], sleep=sleep)
+    await requests(alone, 392, urgent=False)
+    assert clock[0] == 600  # no urgent walk: ordinary requests use the whole window (400 less the 2 % margin)
+
+    shared = RateLimiter(400, redis=redis, name="shared", clock=lambda: clock[0], sleep=sleep)
+    await requests(shared, 1, urgent=True)  # the operator's walk starts
+    await requests(shared, 293, urgent=False)  # the channels' walks take up to three quarters
+    await requests(shared, 98, urgent=True)  # the operator's still find room in the same window
+    assert clock[0] == 600 and int(await redis.get("roombot:ds-rate:shared:10")) == 392
+    await requests(shared, 1, urgent=False)  # an ordinary request past its share waits for the next window
+    assert clock[0] >= 660 and int(await redis.get("roombot:ds-rate:shared:10")) == 392  # its ticket given back

@@ -18,14 +18,13 @@ import pytest
 
 from bot.config import Settings
 from bot.redis_server import open_redis
-from tests.conftest import bot_env
+from tests.conftest import bot_env, eventually
 from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.redis_topologies import LocalCluster, LocalSentinels
 from tests.slack_requests import action_body, command_body, event_body, signed_headers
-from tests.test_scale_out import _async_true, wait_until
 
 PEOPLE = [f"U0P{n:03d}" for n in range(6)]
 
@@ -87,7 +86,7 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
     _people(slack, meet)
     alice = f"{PEOPLE[0].lower()}@example.gouv.fr"
     room = meet.add_room(alice)
-    ds.add_demarche(101, "Un", dossiers=150)
+    ds.add_demarche(101, "Un", dossiers=150, admins=(f"{PEOPLE[1].lower()}@example.gouv.fr",))  # who subscribes below
     meet.delay = 0.05
     # REDIS_CLUSTER unset: the bot asks the node it is given
     env = python_env(**bot_env(meet, slack), REDIS_URL=cluster.url, DS_API_URL=ds.url, DS_API_TOKEN=ds.token,
@@ -122,8 +121,8 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
         # digests: both schedulers found the operator's digest due at start; one posted it
         async with open_redis(Settings(_env_file=None, redis_url=cluster.url)) as redis:
             day = dt.datetime.now(dt.UTC).date()
-            await wait_until(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:posted:all"), "the digest marked posted")
-        await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl")) and bool(slack.posted("C0PUBLIC"))),
+            await eventually(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:operator:posted:all"), "the digest marked posted")
+        await eventually(lambda: bool(slack.called("chat.unfurl")) and bool(slack.posted("C0PUBLIC")),
                          "the preview and the share")
     assert len(slack.posted("C0DIGEST")) == 1
     assert len(slack.called("chat.unfurl")) == 1
@@ -132,7 +131,7 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
 
 async def _reply(slack: FakeSlack, name: str) -> str:
     """The text of the first answer sent to the response URL `name`."""
-    await wait_until(lambda: _async_true(any(r["_url"] == name for r in slack.responses)), f"an answer on {name}")
+    await eventually(lambda: any(r["_url"] == name for r in slack.responses), f"an answer on {name}")
     return next(r["text"] for r in slack.responses if r["_url"] == name)
 
 
@@ -164,18 +163,18 @@ async def _burst_through_a_crash(
             await asyncio.sleep(0.05)  # an open loop: 20 commands a second, whatever the answers
         await asyncio.gather(*sends)
         await asyncio.wait_for(crashed.wait(), 30)
-        await wait_until(lambda: _async_true(healthy()), "a replica to take over", timeout=30)
+        await eventually(lambda: healthy(), "a replica to take over", timeout=30)
 
         def answered() -> set[str]:
             return {r["_url"] for r in slack.responses if r["_url"].startswith("new")}
 
-        await wait_until(lambda: _async_true(len(answered()) == 60), "an answer to every /room new", timeout=60)
+        await eventually(lambda: len(answered()) == 60, "an answer to every /room new", timeout=60)
         # the digest's run ends (posted) once its mark reaches the new primary; asking again is refused
-        await wait_until(lambda: _async_true(any("posted" in r.get("text", "") for r in slack.responses
-                                           if r["_url"] == "digest-now")), "the digest run to end")
+        await eventually(lambda: any("posted" in r.get("text", "") for r in slack.responses
+                                           if r["_url"] == "digest-now"), "the digest run to end")
         for base in bases:
             await _send(http, base, _command(slack, "now", PEOPLE[1], "digest-again", command="/digest", channel="C0DIGEST"))
-        await wait_until(lambda: _async_true(sum(r["_url"] == "digest-again" and "already" in r["text"] for r in slack.responses) == 2),
+        await eventually(lambda: sum(r["_url"] == "digest-again" and "already" in r["text"] for r in slack.responses) == 2,
                          "both refusals")
     # one room per command, each in its command's answer
     assert len(meet.rooms) == 60
@@ -193,9 +192,9 @@ async def test_a_cluster_primary_crashing_mid_burst_loses_nothing_and_doubles_no
     env = python_env(**bot_env(meet, slack), REDIS_URL=cluster.url, REDIS_CLUSTER="1", DS_API_URL=ds.url,
                      DS_API_TOKEN=ds.token, LOG_LEVEL="WARNING")
     day = dt.datetime.now(ZoneInfo(_zone_before_23h())).date()
-    primary = cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:posted:daily-0")
+    primary = cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:operator:posted:daily-0")
     await _burst_through_a_crash(tmp_path, env, slack, meet, lambda: cluster.kill(primary), cluster.healthy)
-    assert cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:posted:daily-0") != primary  # its replica took over
+    assert cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:operator:posted:daily-0") != primary  # its replica took over
 
 
 async def test_a_sentinel_primary_crashing_mid_burst_loses_nothing_and_doubles_nothing(

@@ -8,14 +8,13 @@ import asyncio
 import contextlib
 import datetime as dt
 import signal
-import time
 from pathlib import Path
 
 import httpx
 import redis.asyncio as aioredis
 from redis.crc import key_slot
 
-from tests.conftest import bot_env
+from tests.conftest import bot_env, eventually
 from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
@@ -24,18 +23,6 @@ from tests.slack_requests import command_body, event_body, signed_headers
 
 ROOT = Path(__file__).resolve().parents[1]
 MULTI_KEY = {"DEL", "UNLINK", "EXISTS", "MGET", "RENAME", "RENAMENX", "EVALSHA", "SINTERSTORE", "SUNIONSTORE"}
-
-
-async def _async_true(value: bool) -> bool:
-    return value
-
-
-async def wait_until(condition, what: str, timeout: float = 30) -> None:
-    """Waits for a condition (an awaitable's truth), not for a guessed delay."""
-    deadline = time.monotonic() + timeout
-    while not await condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
 
 
 def keys_of(command: str) -> list[str]:
@@ -95,17 +82,17 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
         # both schedulers found today's digest due at start-up: one of them posts it; once the day
         # is marked posted, no run can post again
         day = dt.datetime.now(dt.UTC).date()
-        await wait_until(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:posted:all"), "the digest marked posted")
+        await eventually(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:operator:posted:all"), "the digest marked posted")
         assert len(slack.posted("C0DIGEST")) == 1
         # each delivery is acked; the retry then finds the event claimed and does nothing, the first posts the preview
-        await wait_until(lambda: _async_true(bool(slack.called("chat.unfurl"))), "the link preview")
+        await eventually(lambda: bool(slack.called("chat.unfurl")), "the link preview")
         assert len(slack.called("chat.unfurl")) == 1
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)
         outputs = [process.communicate(timeout=15)[0] for process in processes]
     assert [process.returncode for process in processes] == [0, 0], outputs
-    await wait_until(lambda: _async_true(any(c.upper().startswith("RENAME") for c in commands)), "MONITOR to show the RENAME")
+    await eventually(lambda: any(c.upper().startswith("RENAME") for c in commands), "MONITOR to show the RENAME")
     watcher.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await watcher  # a watcher that failed says why here, instead of as a missing RENAME

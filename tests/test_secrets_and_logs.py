@@ -14,17 +14,12 @@ from pydantic import SecretStr
 
 from bot import logs
 from bot.config import ConfigError, load_settings
-from bot.digest import DigestJob
 from bot.inference import Inference, rotate
-from clients.dossiers.counts import DossierCounter
-from clients.dossiers.digest_store import DigestStore
-from clients.dossiers.rate_limit import RateLimiter
-from clients.dossiers.service import DossierService
 from clients.inference.key_store import KeyStore
 from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
-from tests.conftest import start_bot, text_of
+from tests.conftest import make_digest_job, start_bot, text_of
 from tests.fakes.albert import BOOTSTRAP
 from tests.slack_requests import (
     SIGNING_SECRET,
@@ -109,8 +104,7 @@ async def test_no_secret_reaches_logs_replies_metrics_or_redis(encrypted, redis,
         keys = KeyStore(redis, settings.albert_api_key, settings.secret_box)
         ai = InferenceService(albert.url, keys.current, model="albert-small", policy=RetryPolicy(attempts=2))
         rotated, _ = await rotate(Inference(ai, keys), expires_in_days=30)
-        service = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(10**6))
-        job = DigestJob(settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), bot.runtime.app.client, ai)
+        job, service = make_digest_job(settings, redis, ds, bot.runtime.app.client, ai)
         await job.run(dt.date(2026, 1, 5))
         await service.aclose()
         await ai.aclose()

@@ -37,6 +37,10 @@ return #fields / 2
 
 Progress = Callable[[int, int], None]  # (pages fetched, dossiers seen) so far
 
+#: How long the states of a démarche nobody counts any more are kept (a week later they would be
+#: walked afresh anyway).
+KEEP = 8 * 86400
+
 
 @dataclass
 class DemarcheCounts:
@@ -83,7 +87,8 @@ class DossierCounter:
             watermark = dt.datetime.fromisoformat(meta["watermark"]) - self._overlap
             counts = await self._incremental(demarche, watermark, since, progress)
         meta |= {"watermark": started.isoformat(), "title": counts.title}
-        await self._redis.set(_meta(demarche), json.dumps(meta))
+        await self._redis.set(_meta(demarche), json.dumps(meta), ex=KEEP)
+        await self._redis.expire(_states(demarche), KEEP)
         counts.requests = self._service.requests - before
         counts.counted_at = started
         return counts

@@ -43,6 +43,7 @@ class Outcome(StrEnum):
     POSTED = "posted"
     ALREADY_POSTED = "already posted today"
     BUSY = "another process is posting it"
+    PAUSED = "not posted: the channel refuses it"
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class DigestStore:
         days = _key(counts.number, "days")
         snapshot = {"at": counts.counted_at.isoformat(), "by_state": counts.by_state}
         await self._redis.hset(days, day.isoformat(), json.dumps(snapshot))
+        await self._redis.expire(days, HISTORY_DAYS * 86400)  # a démarche nobody counts any more is forgotten
         oldest = (day - dt.timedelta(days=HISTORY_DAYS)).isoformat()
         old = [d for d in map(as_text, await self._redis.hkeys(days)) if d is not None and d < oldest]
         if old:
@@ -158,6 +160,26 @@ class DigestStore:
         if user is not None:
             await self._redis.set(name, user, nx=True, ex=POSTED_TTL)
         return as_text(await self._redis.get(name))
+
+    async def note_refused(self, day: dt.date, place: str, code: str) -> bool:
+        """Notes that `place`'s channel refused `day`'s digest; True only for the first note."""
+        return bool(await self._redis.set(_day(day, place, "refused"), code, nx=True, ex=POSTED_TTL))
+
+    async def refused(self, day: dt.date, place: str) -> bool:
+        return bool(await self._redis.exists(_day(day, place, "refused")))
+
+    async def count_asked(self, day: dt.date, user: str) -> int:
+        """One more `/digest now` by `user` on `day`: how many so far."""
+        name = key("digest-asked", day.isoformat(), user)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.incr(name)
+            pipe.expire(name, 2 * 86400)
+            count, _ = await pipe.execute()
+        return int(count)
+
+    async def forget(self, demarche: int) -> None:
+        """The démarche's daily counts, when nothing follows it any more."""
+        await self._redis.delete(_key(demarche, "days"))
 
     async def is_posted(self, day: dt.date, channel: str, part: str = "all") -> bool:
         return bool(await self._redis.exists(_day(day, channel, "posted", part)))

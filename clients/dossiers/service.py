@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import httpx
-from pydantic import SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 
 from clients.dossiers import errors
 from clients.dossiers.rate_limit import RateLimiter
@@ -70,9 +70,18 @@ GET_DEMARCHE_TITLE = """query getDemarcheTitle($demarcheNumber: Int!) {
   demarche(number: $demarcheNumber) { number title }
 }"""
 
+GET_DEMARCHE_MEMBERS = """query getDemarcheMembers($demarcheNumber: Int!) {
+  demarche(number: $demarcheNumber) {
+    number title
+    administrateurs { email }
+    groupeInstructeurs { number label closed instructeurs { email } }
+  }
+}"""
+
 #: Every document the client can send, by operation name (the tests validate each against the schema).
 QUERIES = {
     "getDemarcheTitle": (GET_DEMARCHE_TITLE, ""),
+    "getDemarcheMembers": (GET_DEMARCHE_MEMBERS, ""),
     "getDemarche": (GET_DEMARCHE, "dossiers"),
     "getUpdatedDossiers": (GET_UPDATED_DOSSIERS, "dossiers"),
     "getDeletedDossiers": (GET_DELETED_DOSSIERS, "deletedDossiers"),
@@ -106,6 +115,26 @@ class Page(Tolerant):
         return [] if nodes is None else nodes
 
 
+class Profile(Tolerant):
+    email: str = ""
+
+
+class Group(Tolerant):
+    number: int
+    label: str = ""
+    closed: bool = False
+    instructeurs: list[Profile] = Field(default_factory=list)
+
+
+class Members(Tolerant):
+    """Who the service says works on a démarche: its administrators and each group's instructeurs."""
+
+    number: int
+    title: str = ""
+    administrateurs: list[Profile] = Field(default_factory=list)
+    groupeInstructeurs: list[Group] = Field(default_factory=list)
+
+
 class DossierSource(Protocol):
     """Where dossiers are counted from, page by page: the three walks a count needs, and the
     title that proves a démarche exists and may be read."""
@@ -113,6 +142,8 @@ class DossierSource(Protocol):
     requests: int  # made so far, for the digest's figures
 
     async def title(self, demarche: int) -> str: ...
+
+    async def members(self, demarche: int) -> Members: ...
 
     def all_dossiers(self, demarche: int) -> AsyncIterator[Page]: ...
 
@@ -148,6 +179,14 @@ class DossierService:
         """The démarche's title: proves it exists and the token may read it (one small request)."""
         data = await self.query("getDemarcheTitle", GET_DEMARCHE_TITLE, {"demarcheNumber": demarche})
         return str((data.get("demarche") or {}).get("title") or "")
+
+    async def members(self, demarche: int) -> Members:
+        """The démarche's administrators and instructeurs (one request; raises as `title` does)."""
+        data = await self.query("getDemarcheMembers", GET_DEMARCHE_MEMBERS, {"demarcheNumber": demarche})
+        try:
+            return Members.model_validate(data.get("demarche") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent members we cannot read") from None
 
     def all_dossiers(self, demarche: int) -> AsyncIterator[Page]:
         return self.pages("getDemarche", demarche)

@@ -1,14 +1,17 @@
 """Which channels get a digest, of which démarches, at what local hour — kept in Redis.
 
-Channels subscribe from Slack (`/digest subscribe`); the operator's own subscription comes from
-the environment (DIGEST_CHANNEL, DIGEST_DEMARCHES, DIGEST_TIME) and is not stored here.
+Channels subscribe from Slack (`/digest subscribe`); each démarche a channel follows records the
+Slack user who set it up, so that only they, or someone entitled to the démarche, can stop it. A
+channel that refused a digest for good (archived, deleted, the bot removed) is paused until
+someone subscribes there again. The operator's own subscription comes from the environment
+(DIGEST_CHANNEL, DIGEST_DEMARCHES, DIGEST_TIME), is not stored here, and has marks of its own.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis.asyncio as aioredis
 
@@ -19,10 +22,41 @@ INDEX = key("digest-subs")
 
 
 @dataclass(frozen=True)
+class Followed:
+    """One démarche a channel follows, and who set that up (a Slack user id; "" when unknown)."""
+
+    demarche: int
+    by: str = ""
+
+
+@dataclass(frozen=True)
 class Subscription:
     channel: str
-    demarches: tuple[int, ...]
+    follows: tuple[Followed, ...]
     at: dt.time
+    operator: bool = False  # the operator's, from the environment: never stored, marked apart
+    paused: str | None = None  # why the channel refused a digest for good (a Slack error code)
+
+    @property
+    def demarches(self) -> tuple[int, ...]:
+        return tuple(f.demarche for f in self.follows)
+
+    @property
+    def place(self) -> str:
+        """Names this subscription's marks (posted, lease, forced run): the operator's and a channel's
+        own subscription in the same channel never share one, so neither cancels the other."""
+        return f"{self.channel}:operator" if self.operator else self.channel
+
+    def follow(self, demarche: int, by: str) -> Subscription:
+        if demarche in self.demarches:
+            return self
+        return replace(self, follows=(*self.follows, Followed(demarche, by)))
+
+    def without(self, demarches: set[int]) -> Subscription:
+        return replace(self, follows=tuple(f for f in self.follows if f.demarche not in demarches))
+
+    def set_up_by(self, demarche: int) -> str:
+        return next((f.by for f in self.follows if f.demarche == demarche), "")
 
 
 class Subscriptions:
@@ -34,21 +68,33 @@ class Subscriptions:
         if raw is None:
             return None
         data = json.loads(raw)
-        return Subscription(channel, tuple(data["demarches"]), dt.time.fromisoformat(data["at"]))
+        if "follows" in data:
+            follows = tuple(Followed(int(f["n"]), str(f.get("by", ""))) for f in data["follows"])
+        else:  # written before who set it up was recorded
+            follows = tuple(Followed(int(n)) for n in data["demarches"])
+        return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"))
 
     async def save(self, subscription: Subscription) -> None:
         """Saves it, or forgets the channel when it follows no démarche any more."""
-        if not subscription.demarches:
+        if not subscription.follows:
             await self._redis.delete(_key(subscription.channel))
             await self._redis.srem(INDEX, subscription.channel)
             return
-        data = {"demarches": list(subscription.demarches), "at": subscription.at.strftime("%H:%M")}
+        data = {"follows": [{"n": f.demarche, "by": f.by} for f in subscription.follows],
+                "at": subscription.at.strftime("%H:%M"), "paused": subscription.paused}
         await self._redis.set(_key(subscription.channel), json.dumps(data))
         await self._redis.sadd(INDEX, subscription.channel)
 
     async def all(self) -> list[Subscription]:
         found = [await self.get(str(as_text(channel))) for channel in await self._redis.smembers(INDEX)]
         return [subscription for subscription in found if subscription is not None]
+
+    async def set_up_by(self, user: str) -> int:
+        """How many démarches `user` set up, in every channel."""
+        return sum(1 for subscription in await self.all() for f in subscription.follows if f.by == user)
+
+    async def followed_anywhere(self, demarche: int) -> bool:
+        return any(demarche in subscription.demarches for subscription in await self.all())
 
 
 def _key(channel: str) -> str:

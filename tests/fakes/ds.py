@@ -8,6 +8,7 @@ with real-looking cursors, `deletedDossiers`, the error envelopes (`not_found`, 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import datetime as dt
 import json
@@ -51,9 +52,19 @@ class FakeDossier:
 
 
 @dataclass
+class FakeGroup:
+    number: int
+    label: str
+    instructeurs: list[str]
+    closed: bool = False
+
+
+@dataclass
 class FakeDemarche:
     number: int
     title: str
+    administrateurs: list[str] = field(default_factory=list)
+    groups: list[FakeGroup] = field(default_factory=list)
     dossiers: list[FakeDossier] = field(default_factory=list)  # in deposit order
     deleted: list[tuple[int, str, dt.datetime, bool]] = field(default_factory=list)  # number, state, when, pending
     _keys: list[tuple[dt.datetime, int]] | None = None  # (deposit, id) of `dossiers`, rebuilt after a change
@@ -79,14 +90,18 @@ class FakeDS:
     too_many: int = 0  # requests answered 429 by the windows
     _windows: dict[int, int] = field(default_factory=dict)
     null_deleted_nodes: bool = False  # `nodes: null` on (pending) deleted dossiers, as the schema allows
+    slow: dict[int, float] = field(default_factory=dict)  # démarche → seconds each request about it takes
     queries: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
 
     # --- data helpers ------------------------------------------------------------------
-    def add_demarche(self, number: int, title: str, dossiers: int = 0, seed: int = 1) -> FakeDemarche:
-        demarche = self.demarches[number] = FakeDemarche(number, title)
+    def add_demarche(self, number: int, title: str, dossiers: int = 0, seed: int = 1, *, admins: tuple[str, ...] = (),
+                     groups: dict[int, tuple[str, list[str]]] | None = None) -> FakeDemarche:
+        """`admins`: administrators' e-mails; `groups`: group number → (label, instructeurs' e-mails)."""
+        demarche = self.demarches[number] = FakeDemarche(number, title, list(admins))
+        demarche.groups = [FakeGroup(n, label, list(people)) for n, (label, people) in (groups or {}).items()]
         rng = random.Random(seed)
         for _ in range(dossiers):
             self.deposit(number, rng.choice(STATES))
@@ -126,7 +141,12 @@ class FakeDS:
         demarche = self.demarches.get(number)
         if demarche is None:
             raise GraphQLError("Demarche not found", extensions={"code": "not_found"})
-        return {"number": number, "title": demarche.title, "state": "publiee", "_fake": self}
+        return {"number": number, "title": demarche.title, "state": "publiee", "_fake": self,
+                "administrateurs": [{"id": email, "email": email} for email in demarche.administrateurs],
+                "groupeInstructeurs": lambda info, closed=None: [
+                    {"id": str(g.number), "number": g.number, "label": g.label, "closed": g.closed,
+                     "instructeurs": [{"id": email, "email": email} for email in g.instructeurs]}
+                    for g in demarche.groups if closed is None or g.closed == closed]}
 
     def dossiers(self, number: int, first: int | None = None, after: str | None = None,
                  updatedSince: str | None = None, createdSince: str | None = None, **_: Any) -> dict[str, Any]:
@@ -183,6 +203,9 @@ class FakeDS:
         except ValueError:
             return _errors(400, "JSON parse error", "bad_request")
         self.queries.append(body)
+        delay = self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
+        if delay:
+            await asyncio.sleep(delay)
         if self.timeouts > 0:
             self.timeouts -= 1
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})

@@ -1,0 +1,69 @@
+"""Who may see a démarche's figures: its administrators and the instructeurs of its groups, as
+the dossier service lists them (ds-graphql.md §8), compared with the person's e-mail without case.
+
+The bot's token reads every démarche of an administrator's account; whether a *person* may follow
+one in Slack is the bot's to decide, and these lists are the service's own answer. They are kept
+for a few minutes (as hashes of the e-mails, never the addresses), so a burst of commands costs
+one request a démarche — a request that counts in the token's allowance like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from clients.dossiers.service import Members
+from clients.json_cache import JsonCache
+from clients.redis_keys import email_digest
+
+#: How long a démarche's members are believed before the service is asked again.
+MEMBERS_TTL = 300
+
+
+class MemberSource(Protocol):
+    async def members(self, demarche: int) -> Members: ...
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A démarche's title and its people, by the digest of their e-mail."""
+
+    number: int
+    title: str
+    administrators: frozenset[str]
+    groups: dict[int, tuple[str, frozenset[str]]]  # group number → (label, instructeurs)
+
+    def entitled(self, email: str) -> bool:
+        """An administrator, or an instructeur of one of its groups."""
+        return self.administrator(email) or bool(self.groups_of(email))
+
+    def administrator(self, email: str) -> bool:
+        return email_digest(email) in self.administrators
+
+    def groups_of(self, email: str) -> set[int]:
+        who = email_digest(email)
+        return {number for number, (_, people) in self.groups.items() if who in people}
+
+
+class DemarcheAccess:
+    def __init__(self, source: MemberSource, cache: JsonCache) -> None:
+        self._source = source
+        self._cache = cache
+
+    async def membership(self, demarche: int) -> Membership:
+        """Raises the service's refusal (unknown démarche, not readable with the token, down)."""
+        cached = await self._cache.get(str(demarche))
+        if cached is None:
+            members = await self._source.members(demarche)
+            cached = {
+                "title": members.title,
+                "administrators": sorted({email_digest(p.email) for p in members.administrateurs if p.email}),
+                "groups": [[g.number, g.label, sorted({email_digest(p.email) for p in g.instructeurs if p.email})]
+                           for g in members.groupeInstructeurs],
+            }
+            await self._cache.put(cached, str(demarche))
+        return Membership(demarche, cached["title"], frozenset(cached["administrators"]),
+                          {number: (label, frozenset(people)) for number, label, people in cached["groups"]})
+
+    async def entitled(self, demarche: int, email: str) -> bool:
+        return (await self.membership(demarche)).entitled(email)
