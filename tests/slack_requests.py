@@ -26,13 +26,15 @@ def signed_headers(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | 
     }
 
 
-def command_body(text: str, user_id: str, response_url: str, *, command: str = "/room", channel: str = "C0CHAN") -> str:
+def command_body(text: str, user_id: str, response_url: str, *, command: str = "/room", channel: str = "C0CHAN",
+                 channel_name: str = "general") -> str:
+    """As Slack posts a slash command; a DM's `channel_name` is `directmessage`, a group DM's `mpdm-…`."""
     return urlencode({
         "token": "legacy-verification-token",
         "team_id": TEAM,
         "team_domain": "example",
         "channel_id": channel,
-        "channel_name": "general",
+        "channel_name": channel_name,
         "user_id": user_id,
         "user_name": user_id.lower(),
         "command": command,

@@ -17,9 +17,10 @@ from bot.digest import DigestJob
 from bot.scheduler import run_subscriptions
 from bot.server import create_web_app
 from bot.wiring import build_app, configure_slack_client
-from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.inference.service import InferenceService
 from clients.rooms.service import RoomService
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
@@ -55,10 +56,11 @@ async def digest_bot(digest_settings: Settings, redis, slack: FakeSlack, ds: Fak
     await service.aclose()
 
 
-async def digest(bot: Bot, text: str, channel: str = "C0TEAM") -> str:
-    """Runs `/digest <text>` in `channel` and returns the last private answer."""
+async def digest(bot: Bot, text: str, channel: str = "C0TEAM", user: str = "U0ALICE", channel_name: str = "general") -> str:
+    """Runs `/digest <text>` in `channel` as `user` and returns the last private answer."""
     before = len(bot.slack.responses)
-    response = await bot.post(command_body(text, "U0ALICE", bot.slack.response_url(), command="/digest", channel=channel))
+    response = await bot.post(command_body(text, user, bot.slack.response_url(), command="/digest", channel=channel,
+                                           channel_name=channel_name))
     assert response.status_code == 200
     await bot.runtime.tasks.drain(20)
     replies = bot.slack.responses[before:]
@@ -199,3 +201,111 @@ async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_w
     stop.set()
     await loop
     await service.aclose()
+
+
+HR = "Signalements RH confidentiels"
+
+
+@pytest.fixture
+def people(slack: FakeSlack) -> dict[str, str]:
+    """Slack users by role: Mallory works on no démarche; Bob instructs démarche 101's Paris group."""
+    slack.add_user("U0MAL", "mallory@example.gouv.fr", locale="en-US")
+    slack.add_user("U0BOB", "Bob.Durand@Example.gouv.fr", locale="en-US")
+    return {"mallory": "U0MAL", "bob": "U0BOB"}
+
+
+def asked_for_members(ds: FakeDS) -> int:
+    return sum(1 for q in ds.queries if q.get("operationName") == "getDemarcheMembers")
+
+
+async def test_only_its_administrators_and_instructeurs_may_have_a_demarche_followed(digest_bot: Bot, ds: FakeDS, slack, people):
+    ds.add_demarche(666, HR, dossiers=5, admins=("drh@example.gouv.fr",), groups={1: ("RH", ["bob.durand@example.gouv.fr"])})
+    said = await digest(digest_bot, "subscribe 666", channel="C0HERS", user=people["mallory"])
+    assert "You are neither an administrator of démarche 666 nor an instructeur of its groups" in said
+    assert "follows no démarche" in await digest(digest_bot, "now", channel="C0HERS", user=people["mallory"])
+    said = await digest(digest_bot, "subscribe 666", channel="D0MAL", user=people["mallory"], channel_name="directmessage")
+    assert "Digests go to channels" in said
+    assert not any(HR in text_of(post) for post in slack.messages)  # nothing of the démarche reached her
+    # an instructeur of one of its groups may, whatever the case of his e-mail on either side
+    assert "digest of n° 666" in await digest(digest_bot, "subscribe 666", channel="C0RH", user=people["bob"])
+    assert asked_for_members(ds) == 1  # the membership is kept a few minutes: one request for both
+
+
+async def test_a_channels_digest_is_changed_only_by_who_set_it_up_or_someone_entitled_and_each_change_is_told(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, people):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,), groups={3: ("Paris", ["bob.durand@example.gouv.fr"])})
+    ds.add_demarche(666, HR, dossiers=5, admins=("drh@example.gouv.fr",))
+    await digest(digest_bot, "subscribe 101 at 09:00")
+    [told] = slack.posted("C0TEAM")
+    assert text_of(told).startswith("<@U0ALICE> set this channel to get a daily digest of n° 101, at 09:00")
+    said = await digest(digest_bot, "subscribe 666 at 03:00", user=people["mallory"])
+    assert "neither an administrator of démarche 666" in said and "The hour stays 09:00" in said
+    said = await digest(digest_bot, "unsubscribe 101", user=people["mallory"])
+    assert "Démarche 101 was set up here by <@U0ALICE>: only they, or an administrator or instructeur" in said
+    subscription = await Subscriptions(digest_bot.runtime.redis).get("C0TEAM")
+    assert subscription is not None and subscription.demarches == (101,) and subscription.at == dt.time(9, 0)
+    assert len(slack.posted("C0TEAM")) == 1  # refusals change nothing, so nothing is announced
+    assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101", user=people["bob"])  # an instructeur
+    assert slack.posted("C0TEAM")[-1]["text"] == "<@U0BOB> stopped this channel's digest of n° 101 (set up by <@U0ALICE>)."
+
+
+async def test_the_operators_digest_and_a_channels_own_in_the_same_channel_both_go_out(digest_bot: Bot, ds: FakeDS, slack):
+    ds.add_demarche(101, "De l'exploitant", dossiers=5)
+    ds.add_demarche(102, "Du canal", dossiers=5, admins=(ALICE,))
+    job = digest_bot.runtime.digests
+    job.settings = job.settings.model_copy(update={"digest_channel": "C0OPS", "digest_demarches": [101]})
+    await digest(digest_bot, "subscribe 102", channel="C0OPS")
+    day = dt.datetime.now(job.zone).date()
+    assert "Today's digest is posted here" in await digest(digest_bot, "now", channel="C0OPS")  # the channel's own
+    assert await job.run(day) is Outcome.POSTED  # the operator's, on the same day, in the same channel
+    posted = [text_of(post) for post in digests_in(slack, "C0OPS")]
+    assert len(posted) == 2 and "Du canal" in posted[0] and "De l'exploitant" in posted[1]
+
+
+async def test_a_persons_subscriptions_and_digests_on_demand_are_capped(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    for number in (101, 102, 103):
+        ds.add_demarche(number, f"D{number}", dossiers=3, admins=(ALICE,))
+    job = digest_bot.runtime.digests
+    job.settings = job.settings.model_copy(update={"digest_max_per_person": 2})
+    said = await digest(digest_bot, "subscribe 101 102 103")
+    assert "digest of n° 101, n° 102 every day" in said and "You already have 2 démarches followed" in said
+    answers = [await digest(digest_bot, "now") for _ in range(3)]
+    assert "posted here" in answers[0] and "already posted" in answers[1]
+    assert "You already asked for 3 digests today" in await digest(digest_bot, "now")
+
+
+async def test_help_and_list_need_nobodys_profile(digest_bot: Bot, slack: FakeSlack):
+    slack.rate_limited["users.info"] = 100  # Slack keeps refusing profiles for now
+    assert "`/digest subscribe &lt;number&gt;" in await digest(digest_bot, "help")  # in the default language
+    assert "This channel gets no digest" in await digest(digest_bot, "list")
+    assert "I couldn't read your Slack profile" in await digest(digest_bot, "subscribe 101")  # that one needs it
+
+
+@pytest.mark.parametrize(("channel", "reason"), [
+    ({"private": False, "member": True, "archived": True}, "the channel is archived"),
+    ({"private": False, "member": True, "deleted": True}, "the channel no longer exists"),
+    ({"private": True, "member": False}, "the channel no longer exists, or I can no longer see it"),  # the bot was removed
+])
+async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_set_it_up_once(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, albert, channel, reason):
+    from tests.fakes.albert import BOOTSTRAP
+
+    async def key() -> SecretStr:
+        return SecretStr(BOOTSTRAP)
+
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    await digest(digest_bot, "subscribe 101")
+    slack.channels["C0TEAM"] = channel
+    job = digest_bot.runtime.digests
+    job.inference = InferenceService(albert.url, key, model="albert-small", policy=instant_policy())
+    asked = len(ds.queries)
+    day = dt.datetime.now(job.zone).date()
+    assert await job.run(day, subscription=await job.subscriptions.get("C0TEAM")) is Outcome.PAUSED
+    assert await job.run(day, subscription=await job.subscriptions.get("C0TEAM")) is Outcome.PAUSED
+    assert len(ds.queries) == asked and albert.chats == []  # nothing counted, no AI line, for a channel that cannot take it
+    await job.inference.aclose()
+    [told] = [m for m in slack.posted("U0ALICE")]
+    assert f"The daily digest of n° 101 in <#C0TEAM> is paused: {reason}" in text_of(told)
+    later = dt.datetime.combine(day, dt.time(23, 0), tzinfo=job.zone)
+    assert all(s.channel != "C0TEAM" for _, s in await job.due(later))  # not tried again
+    assert f"This digest is paused: {reason}" in await digest(digest_bot, "list")

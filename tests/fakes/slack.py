@@ -36,7 +36,8 @@ class Call:
 class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     scopes: set[str] = field(default_factory=lambda: {"users:read", "users:read.email", "chat:write", "chat:write.public", "im:write"})
-    # channel id → {"private": bool, "member": bool}; unknown ids are public channels the bot is in
+    # channel id → {"private": bool, "member": bool, and optionally "archived" or "deleted": True};
+    # unknown ids are public channels the bot is in
     channels: dict[str, dict[str, bool]] = field(default_factory=dict)
     dead_response_urls: set[str] = field(default_factory=set)  # names whose response_url answers 404
     calls: list[Call] = field(default_factory=list)
@@ -151,6 +152,10 @@ class FakeSlack:
         if not channel.startswith("U"):
             default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
             info = self.channels.get(channel, default)
+            if info.get("deleted"):
+                return {"ok": False, "error": "channel_not_found"}
+            if info.get("archived"):
+                return {"ok": False, "error": "is_archived"}
             if not info["member"]:
                 if info["private"]:
                     return {"ok": False, "error": "channel_not_found"}
@@ -183,9 +188,10 @@ class FakeSlack:
         channel = str(args.get("channel", ""))
         default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
         info = self.channels.get(channel, default)
-        if info["private"] and not info["member"]:
+        if info.get("deleted") or (info["private"] and not info["member"]):
             return {"ok": False, "error": "channel_not_found"}
-        return {"ok": True, "channel": {"id": channel, "is_private": info["private"], "is_member": info["member"]}}
+        return {"ok": True, "channel": {"id": channel, "is_private": info["private"], "is_member": info["member"],
+                                        "is_archived": bool(info.get("archived"))}}
 
     def _conversations_open(self, args: dict) -> dict:
         users = str(args.get("users", ""))
