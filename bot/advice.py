@@ -78,6 +78,10 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
             return f"DS_API_URL is redirected ({error.detail}): set the API's own address, ending in /api/v2/graphql"
         case dossier_errors.DossierServiceUnreachable():
             return f"cannot reach {host}: check DS_API_URL and the network"
+        case dossier_errors.Unreadable():
+            return f"{host} sent an answer the bot will not read ({error.detail}): check DS_API_URL"
+        case dossier_errors.EndlessWalk():
+            return f"{host} kept sending pages ({error.detail}); counting was stopped: check DS_API_URL"
         case dossier_errors.DossierServiceUnavailable():
             return f"the dossier service at {host} is unavailable ({error.detail}): try again later"
         case dossier_errors.QueryRejected():

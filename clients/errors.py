@@ -25,11 +25,24 @@ class ServiceError(Exception):
         self.detail = detail
 
 
+class UnreadableBody(ValueError):
+    """A body that is not JSON, not UTF-8, or nested deeper than a parser can follow."""
+
+
+def read_json(response: httpx.Response) -> Any:
+    """The body as JSON; `UnreadableBody` for anything else. A body nested 100,000 levels deep
+    makes the parser raise RecursionError, which no caller expects from reading an answer."""
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise UnreadableBody(f"{status_text(response.status_code)} with a body that is not readable JSON") from None
+
+
 def describe_error(response: httpx.Response) -> str:
     """The service's own words when it gave any, else the status in words; never raw HTML."""
     try:
-        body = response.json()
-    except (ValueError, UnicodeDecodeError):
+        body = read_json(response)
+    except UnreadableBody:
         return status_text(response.status_code)
     text = _describe(body)
     return _clip(text) if text else status_text(response.status_code)
@@ -43,11 +56,13 @@ def status_text(status: int) -> str:
     return f"{status} {phrase}"
 
 
-def _describe(body: Any) -> str:
+def _describe(body: Any, depth: int = 0) -> str:
     if isinstance(body, str):
         return body
+    if depth > 8:  # the services nest their words two or three levels down; deeper is not words
+        return ""
     if isinstance(body, list):
-        return "; ".join(filter(None, (_describe(item) for item in body)))
+        return "; ".join(filter(None, (_describe(item, depth + 1) for item in body[:20])))
     if not isinstance(body, dict):
         return json.dumps(body, ensure_ascii=False) if body is not None else ""
     if "msg" in body:  # one pydantic/FastAPI validation item
@@ -56,10 +71,10 @@ def _describe(body: Any) -> str:
     for key in ("detail", "error", "message"):
         if key in body:
             value = body[key]
-            return value if isinstance(value, str) else _describe(value) or json.dumps(value, ensure_ascii=False)
+            return value if isinstance(value, str) else _describe(value, depth + 1) or _clip(json.dumps(value, ensure_ascii=False))
     parts = []
-    for field, value in body.items():
-        text = _describe(value)
+    for field, value in list(body.items())[:20]:
+        text = _describe(value, depth + 1)
         parts.append(text if field == "non_field_errors" else f"{field}: {text}")
     return "; ".join(parts)
 
@@ -67,8 +82,8 @@ def _describe(body: Any) -> str:
 def field_errors(response: httpx.Response) -> dict[str, str]:
     """`{"field": [...]}` bodies as one message per field; empty for any other shape."""
     try:
-        body = response.json()
-    except (ValueError, UnicodeDecodeError):
+        body = read_json(response)
+    except UnreadableBody:
         return {}
     if not isinstance(body, dict) or {"detail", "error"} & body.keys():
         return {}

@@ -25,14 +25,19 @@ from clients.redis_keys import key
 
 # One page of states as a single "number:state,…" argument: redis-py encodes each command
 # argument in Python, and 200 arguments a page cost more than the whole paginator.
+# HSET goes by a few hundred fields at a time: Lua's unpack() fails past about 8,000 values.
 _STORE_PAGE = """
-local fields = {}
+local fields, stored = {}, 0
 for number, state in string.gmatch(ARGV[1], "(%d+):([%w_]+)") do
   fields[#fields + 1] = number
   fields[#fields + 1] = state
+  if #fields >= 500 then
+    redis.call('HSET', KEYS[1], unpack(fields))
+    stored, fields = stored + #fields / 2, {}
+  end
 end
 if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
-return #fields / 2
+return stored + #fields / 2
 """
 
 Progress = Callable[[int, int], None]  # (pages fetched, dossiers seen) so far
@@ -85,7 +90,11 @@ class DossierCounter:
             meta = {"full_at": started.isoformat()}
         else:
             watermark = dt.datetime.fromisoformat(meta["watermark"]) - self._overlap
-            counts = await self._incremental(demarche, watermark, since, progress)
+            try:
+                counts = await self._incremental(demarche, watermark, since, progress)
+            except Exception:  # what was applied before the failure is not a démarche's state: walk afresh next time
+                await self.forget(demarche)
+                raise
         meta |= {"watermark": started.isoformat(), "title": counts.title}
         await self._redis.set(_meta(demarche), json.dumps(meta), ex=KEEP)
         await self._redis.expire(_states(demarche), KEEP)
@@ -104,12 +113,16 @@ class DossierCounter:
         await self._redis.delete(fresh)
         tally: Counter[str] = Counter()
         walk = _Walk(since, progress)
-        async with _Overlapped() as writes:
-            async for page in self._service.all_dossiers(demarche):
-                walk.take(page)
-                tally.update(node.state for node in page.nodes)
-                if page.nodes:
-                    await writes.submit(self._store(fresh, page))
+        try:
+            async with _Overlapped() as writes:
+                async for page in self._service.all_dossiers(demarche):
+                    walk.take(page)
+                    tally.update(node.state for node in page.nodes)
+                    if page.nodes:
+                        await writes.submit(self._store(fresh, page))
+        except BaseException:
+            await self._redis.delete(fresh)  # a walk cut short keeps nothing it gathered
+            raise
         if tally:
             await self._redis.rename(fresh, _states(demarche))
         else:

@@ -61,5 +61,17 @@ class DossierServiceUnavailable(DossierServiceError):
     """5xx, network errors, repeated timeouts or rate limits: try again later."""
 
 
+class Unreadable(DossierServiceUnavailable):
+    """An answer the bot will not read: too large, nested too deep, not JSON, or a page larger than asked."""
+
+    reason = "unreadable"
+
+
+class EndlessWalk(DossierServiceError):
+    """A walk that would not end: a cursor came back, or more pages (or time) than a démarche can take."""
+
+    reason = "endless"
+
+
 class DossierServiceUnreachable(DossierServiceUnavailable):
     """No connection at all (refused, DNS, TLS): the network or DS_API_URL."""

@@ -3,12 +3,18 @@
 The API has no count: counting is walking `dossiers` 100 at a time. The paginator is a loop
 (not recursion: a national démarche is thousands of pages), keeps one page in memory, stops on
 `hasNextPage: false`, and never replaces a cursor with the null an empty page carries.
+
+A server (or whatever answers in its place) can also never stop: a cursor that comes back ends the
+walk, and so do more pages than the largest démarche has, or more time than a walk may take.
+An answer is read up to a size no page comes near, and a page with more dossiers than asked for
+is refused: neither can grow the process or the stored states without bound.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
@@ -17,7 +23,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 
 from clients.dossiers import errors
 from clients.dossiers.rate_limit import RateLimiter
-from clients.errors import describe_error
+from clients.errors import UnreadableBody, describe_error, read_json
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 
@@ -26,6 +32,12 @@ log = logging.getLogger(__name__)
 SERVICE = "dossiers"
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 PAGE_SIZE = 100  # the server's maximum; larger values are silently capped
+#: The largest démarche seen had 523,000 dossiers: a walk of more pages is not a démarche's.
+MAX_PAGES = 6_000
+#: A walk taking longer than this (at the 400-a-minute allowance, 6,000 pages take 15 min) has stalled.
+WALK_SECONDS = 3_600.0
+#: A page of 100 dossiers is a few dozen kilobytes; an answer larger than this is not one.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 _DOSSIER_PAGE = """
     pageInfo { hasNextPage endCursor }
@@ -161,9 +173,13 @@ class DossierService:
         limiter: RateLimiter,
         policy: RetryPolicy | None = None,
         timeout: float = 60.0,  # the server itself gives up after 30 s
+        max_pages: int = MAX_PAGES,
+        walk_seconds: float = WALK_SECONDS,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         self._url = url
         self._limiter = limiter
+        self._max_pages, self._walk_seconds, self._max_answer = max_pages, walk_seconds, max_answer_bytes
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
         self._http = httpx.AsyncClient(
             follow_redirects=False,
@@ -202,15 +218,22 @@ class DossierService:
         """Every page of `operation`'s connection, in order; `after` is managed here."""
         query, connection = QUERIES[operation]
         after: str | None = None
-        while True:
+        seen: set[str] = set()
+        deadline = time.monotonic() + self._walk_seconds
+        for number in range(1, self._max_pages + 1):
             data = await self.query(operation, query, {"demarcheNumber": demarche, **variables, "after": after})
             page = _page(data, connection)
             yield page
             if not page.pageInfo.hasNextPage:
                 return
-            if not page.pageInfo.endCursor:  # would restart from the beginning, forever
-                raise errors.QueryRejected(f"{operation}: hasNextPage without endCursor after {after!r}")
-            after = page.pageInfo.endCursor
+            cursor = page.pageInfo.endCursor
+            if not cursor or cursor in seen:  # would restart, or go round, forever
+                raise errors.EndlessWalk(f"{operation} of n° {demarche}: page {number} sent back cursor {str(cursor)[:60]!r}")
+            if time.monotonic() > deadline:
+                raise errors.EndlessWalk(f"{operation} of n° {demarche}: still walking after {self._walk_seconds:.0f} s")
+            seen.add(cursor)
+            after = cursor
+        raise errors.EndlessWalk(f"{operation} of n° {demarche}: more than {self._max_pages} pages")
 
     async def query(self, operation: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """`data` of one GraphQL request; a `timeout` error is retried on the same variables."""
@@ -233,9 +256,7 @@ class DossierService:
         async def attempt() -> httpx.Response:
             await self._limiter.wait()
             self.requests += 1
-            response = await self._http.post(self._url, json=body)
-            await response.aread()
-            return response
+            return await self._bounded(self._http.build_request("POST", self._url, json=body))
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=True)
@@ -259,13 +280,31 @@ class DossierService:
         return response
 
 
+    async def _bounded(self, request: httpx.Request) -> httpx.Response:
+        """The answer, read as it comes and dropped past `max_answer_bytes` (never held whole)."""
+        response = await self._http.send(request, stream=True)
+        try:
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > self._max_answer:
+                    log.warning("the dossier service sent an answer over %d bytes; not read further", self._max_answer)
+                    raise errors.Unreadable(f"an answer over {self._max_answer} bytes")
+                chunks.append(chunk)
+        finally:
+            await response.aclose()
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
+
+
 def _json(response: httpx.Response) -> dict[str, Any]:
     try:
-        payload = response.json()
-    except ValueError:
-        raise errors.DossierServiceUnavailable("the dossier service answered something that is not JSON") from None
+        payload = read_json(response)
+    except UnreadableBody as error:
+        log.warning("unreadable answer from the dossier service: %s", error)
+        raise errors.Unreadable(str(error)) from None
     if not isinstance(payload, dict):
-        raise errors.DossierServiceUnavailable("the dossier service answered an unexpected JSON shape")
+        raise errors.Unreadable("the dossier service answered an unexpected JSON shape")
     return payload
 
 
@@ -283,7 +322,11 @@ def _graphql_error(problems: list[dict[str, Any]], codes: set[Any]) -> errors.Do
 def _page(data: dict[str, Any], connection: str) -> Page:
     demarche = data.get("demarche") or {}
     try:
-        return Page.model_validate({**demarche, **(demarche.get(connection) or {})})
+        page = Page.model_validate({**demarche, **(demarche.get(connection) or {})})
     except ValidationError as error:
         log.warning("unreadable page from the dossier service: %s", error.errors(include_input=False)[:3])
-        raise errors.DossierServiceUnavailable("the dossier service sent a page we cannot read") from None
+        raise errors.Unreadable("the dossier service sent a page we cannot read") from None
+    if len(page.nodes) > PAGE_SIZE:
+        log.warning("the dossier service sent a page of %d dossiers for %d asked; refused", len(page.nodes), PAGE_SIZE)
+        raise errors.Unreadable(f"a page of {len(page.nodes)} dossiers, {PAGE_SIZE} asked")
+    return page

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from clients.errors import describe_error
+from clients.errors import UnreadableBody, describe_error, read_json
 from clients.inference.errors import (
     InferenceError,
     InferenceRefused,
@@ -112,9 +112,9 @@ class InferenceService:
         body = {"model": self.model, "messages": messages, "max_completion_tokens": max_tokens, "temperature": temperature}
         response = await self._call("POST", "/v1/chat/completions", json=body, idempotent=True)
         try:
-            choice = response.json()["choices"][0]
+            choice = _json(response)["choices"][0]
             return str(choice["message"]["content"] or "").strip()
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError):
             raise InferenceUnavailable("a completion without choices") from None
 
     async def stream(self, messages: list[dict[str, str]], *, max_tokens: int = 200, temperature: float = 0.3) -> str:
@@ -143,7 +143,7 @@ class InferenceService:
         """The gateway's models; with `key`, also proves that key works."""
         response = await self._call("GET", "/v1/models", idempotent=True, key=key)
         found = []
-        for item in response.json().get("data") or []:
+        for item in _listed(_json(response)):
             try:
                 found.append(Model.model_validate(item))
             except ValidationError:
@@ -158,7 +158,7 @@ class InferenceService:
         silently caps `expires: null`: the key is read back for the expiry really set."""
         route = await self._keys_route()
         body = {"name": name, "expires_at" if route in _ROUTES_WITH_EXPIRES_AT else "expires": expires}
-        created = _key((await self._call("POST", route, json=body, idempotent=False)).json())
+        created = _key(_json(await self._call("POST", route, json=body, idempotent=False)))
         if created.secret is None:
             raise InferenceUnavailable("the service created a key but did not return its secret")
         try:
@@ -178,16 +178,16 @@ class InferenceService:
                 params |= {"sort_by": "created", "sort_order": "asc"}
             elif route == "/v1/me/keys":
                 params |= {"order_by": "id", "order_direction": "asc"}
-            body = (await self._call("GET", route, params=params, idempotent=True)).json()
-            page = [_key(item) for item in body.get("data", [])]
+            body = _json(await self._call("GET", route, params=params, idempotent=True))
+            page = [_key(item) for item in _listed(body)]
             keys += page
-            total = body.get("total")
+            total = body.get("total") if isinstance(body, dict) else None
             if len(page) < limit or (total is not None and len(keys) >= total):
                 return keys
 
     async def get_key(self, key_id: int | str) -> ApiKey:
         route = await self._keys_route()
-        return _key((await self._call("GET", f"{route}/{key_id}", idempotent=True)).json())
+        return _key(_json(await self._call("GET", f"{route}/{key_id}", idempotent=True)))
 
     async def revoke_key(self, key_id: int | str) -> None:
         route = await self._keys_route()
@@ -267,7 +267,7 @@ async def _read_stream(response: httpx.Response) -> list[str]:
             for choice in chunk.get("choices") or []:
                 pieces.append((choice.get("delta") or {}).get("content") or "")
                 finished = finished or bool(choice.get("finish_reason"))
-    except (httpx.RemoteProtocolError, httpx.ReadError, ValueError) as error:
+    except (httpx.RemoteProtocolError, httpx.ReadError, ValueError, RecursionError) as error:
         if isinstance(error, StreamInterrupted):
             raise
         raise StreamInterrupted(f"stream dropped: {type(error).__name__}") from None
@@ -305,6 +305,19 @@ def _key_refused(response: httpx.Response) -> bool:
 def _user_not_found(response: httpx.Response) -> bool:
     """The master key on the key routes; a missing route says `Not Found` instead."""
     return response.status_code == 404 and "user not found" in describe_error(response).lower()
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return read_json(response)
+    except UnreadableBody as error:
+        raise InferenceUnavailable(str(error)) from None
+
+
+def _listed(body: Any) -> list[Any]:
+    """`data` of a list answer, whatever came instead."""
+    data = body.get("data") if isinstance(body, dict) else None
+    return data if isinstance(data, list) else []
 
 
 def _key(body: Any) -> ApiKey:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from clients.errors import describe_error, field_errors
+from clients.errors import UnreadableBody, describe_error, field_errors, read_json
 from clients.http_pools import Pools
 from clients.retry import RetryPolicy
 from clients.rooms import errors
@@ -191,8 +191,8 @@ def _token_error(response: httpx.Response) -> errors.RoomServiceError:
 
 def _is_json(response: httpx.Response) -> bool:
     try:
-        response.json()
-    except (ValueError, UnicodeDecodeError):
+        read_json(response)
+    except UnreadableBody:
         return False
     return True
 

@@ -9,6 +9,7 @@ it tokens, and refuses all of them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -37,6 +38,10 @@ T = TypeVar("T")
 NO_ACCOUNT_TTL = 180
 #: How long "none of this person's rooms has this slug" is believed.
 SLUG_MISS_TTL = 600
+#: A link is looked for in this many pages of a person's rooms (1,000 rooms) and this long at most:
+#: a list without end (or a person with more rooms) answers "not found" rather than never.
+LOOKUP_PAGES = 50
+LOOKUP_SECONDS = 10.0
 
 
 class UserRooms:
@@ -109,6 +114,7 @@ class UserRooms:
                     pass  # deleted since: the slug may have been given again
             if not await self._slug_misses.get(self._application, email_digest(email), slug):
                 wanted.add(slug)
+        deadline = time.monotonic() + LOOKUP_SECONDS
         page = 1
         while wanted:
             rooms = await self.list(email, page)
@@ -116,7 +122,7 @@ class UserRooms:
                 if room.slug in wanted:
                     found[room.slug] = room
                     wanted.discard(room.slug)
-            if not rooms.next:
+            if not rooms.next or page >= LOOKUP_PAGES or time.monotonic() > deadline:
                 break
             page += 1
         for slug in wanted:

@@ -23,7 +23,7 @@ from typing import Any
 from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
@@ -91,6 +91,11 @@ class FakeDS:
     _windows: dict[int, int] = field(default_factory=dict)
     null_deleted_nodes: bool = False  # `nodes: null` on (pending) deleted dossiers, as the schema allows
     slow: dict[int, float] = field(default_factory=dict)  # démarche → seconds each request about it takes
+    # hostile answers, by démarche: "loop" (the same cursor, new dossiers, every page), "endless" (a new
+    # cursor every page, for ever), "nested" (a body nested 100,000 levels deep), "huge" (a 60 MB page,
+    # streamed), "too_many" (150 dossiers on a page of 100)
+    hostile: dict[int, str] = field(default_factory=dict)
+    streamed: int = 0  # bytes of the "huge" page actually sent before the client hung up
     queries: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     now: dt.datetime = T0
@@ -150,6 +155,9 @@ class FakeDS:
 
     def dossiers(self, number: int, first: int | None = None, after: str | None = None,
                  updatedSince: str | None = None, createdSince: str | None = None, **_: Any) -> dict[str, Any]:
+        hostile = self.hostile.get(number)
+        if hostile in ("loop", "endless", "too_many"):
+            return self._hostile_page(number, hostile, after)
         demarche = self.demarches[number]
         if updatedSince:
             since = _parse_time(updatedSince)
@@ -172,6 +180,32 @@ class FakeDS:
         page = _connection([(when, n) for n, _, when in rows], rows, first, after, lambda d: {
             "id": str(d[0]), "number": d[0], "state": d[1], "reason": "user_request", "dateSupression": d[2].isoformat()})
         return page | {"nodes": None} if self.null_deleted_nodes and not rows else page
+
+    def _hostile_page(self, number: int, kind: str, after: str | None) -> dict[str, Any]:
+        size = 150 if kind == "too_many" else 100
+        nodes = []
+        for _ in range(size):  # new dossiers on every page: a store that keeps them grows without end
+            self._next_id += 1
+            nodes.append({"id": str(self._next_id), "number": self._next_id, "state": "en_construction", "archived": False,
+                          "dateDepot": self.now.isoformat(), "dateDerniereModification": self.now.isoformat()})
+        cursor = "Y3Vyc29y" if kind == "loop" else _cursor((self.now, self._next_id))
+        return {"nodes": nodes, "pageInfo": {"hasNextPage": True, "endCursor": cursor, "hasPreviousPage": bool(after),
+                                             "startCursor": cursor}}
+
+    async def _huge_page(self) -> Any:
+        """60 MB of dossiers, made as they are sent: what a client reads of it is counted."""
+        head = b'{"data": {"demarche": {"number": 1, "title": "x", "state": "publiee", "dossiers": {"pageInfo": ' \
+               b'{"hasNextPage": false, "endCursor": null}, "nodes": ['
+        self.streamed += len(head)
+        yield head
+        node = b'{"number": 1, "state": "en_construction", "dateDepot": "2026-01-05T08:00:00+00:00", "padding": "' + \
+               b"x" * 500 + b'"},'
+        chunk = node * 100
+        for _ in range(60 * 1024 * 1024 // len(chunk)):
+            await asyncio.sleep(0)  # as a server writing to a socket does: a hung-up client stops the stream here
+            self.streamed += len(chunk)
+            yield chunk
+        yield b'{"number": 2, "state": "refuse"}]}}}}'
 
     # --- HTTP ------------------------------------------------------------------------------
     def asgi(self) -> Starlette:
@@ -206,6 +240,11 @@ class FakeDS:
         delay = self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
         if delay:
             await asyncio.sleep(delay)
+        hostile = self.hostile.get(int((body.get("variables") or {}).get("demarcheNumber") or 0))
+        if hostile == "nested" and "dossiers" in body.get("query", ""):
+            return Response(b'{"data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", media_type="application/json")
+        if hostile == "huge" and "dossiers" in body.get("query", ""):
+            return StreamingResponse(self._huge_page(), media_type="application/json")
         if self.timeouts > 0:
             self.timeouts -= 1
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})

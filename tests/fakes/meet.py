@@ -62,6 +62,7 @@ class FakeMeet:
     telephony: bool = True
     room_base_url: str | None = "https://visio.example.gouv.fr"
     expires_in: int = 3600
+    endless_list: bool = False  # every page full, `count` ten million, `next` always set (to another host)
     external_api_enabled: bool = True  # EXTERNAL_API_ENABLED
     applications_enabled: bool = True  # APPLICATION_ENABLED
     delay: float = 0.0
@@ -216,9 +217,15 @@ class FakeMeet:
         user, refusal = self._auth(request, "rooms:list")
         if refusal:
             return refusal
+        raw = request.query_params.get("page", "1")
+        if self.endless_list:
+            page = int(raw) if raw.isdigit() else 1
+            results = [{"id": str(uuid.uuid4()), "name": _slug(), "slug": _slug(), "access_level": "trusted", "configuration": {}}
+                       for _ in range(PAGE_SIZE)]
+            return JSONResponse({"count": 10_000_000, "next": f"http://evil.example/rooms/?page={page + 1}",
+                                 "previous": None, "results": results})
         mine = sorted((r for r in self.rooms.values() if r["_owner"] == user), key=lambda r: r["name"])
         pages = max(1, math.ceil(len(mine) / PAGE_SIZE))
-        raw = request.query_params.get("page", "1")
         page = pages if raw == "last" else int(raw) if raw.isdigit() else 0
         if not 1 <= page <= pages:
             return JSONResponse({"detail": "Invalid page."}, status_code=404)
