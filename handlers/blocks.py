@@ -1,6 +1,9 @@
 """Block Kit primitives every message builder shares: a reply, its limits, links, the Join button.
 
-Built with slack_sdk.models, which checks Slack's limits as a message is turned into JSON.
+Built with slack_sdk.models, which checks Slack's limits as a message is turned into JSON. Every
+mrkdwn text is sent `verbatim`: Slack then turns no bare URL, channel name or mention in it into a
+link, so text from a service or a person (a démarche title, an AI line, an error's words) shows as
+written; the bot's own links and mentions are written out in full (`<url|label>`, `<@U…>`).
 """
 
 from __future__ import annotations
@@ -30,14 +33,19 @@ class Message:
         return {"text": self.text, "blocks": [block.to_dict() for block in self.blocks], **extra}
 
 
+def mrkdwn(words: str) -> MarkdownTextObject:
+    return MarkdownTextObject(text=words, verbatim=True)
+
+
 def plain(lang_text: str) -> Message:
     """One section of text, cut to Slack's limit (a builder's slip must not cost the answer)."""
     shown = lang_text if len(lang_text) <= MAX_SECTION_TEXT else lang_text[: MAX_SECTION_TEXT - 1] + "…"
-    return Message(text=shown, blocks=[SectionBlock(text=MarkdownTextObject(text=shown))])
+    return Message(text=shown, blocks=[SectionBlock(text=mrkdwn(shown))])
 
 
 def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
-    return Mrkdwn(f"<{escape(url)}|{escape(label or url)}>")
+    """`<url|label>`; a `|` in the address is percent-encoded, or the service would pick the label."""
+    return Mrkdwn(f"<{escape(url.replace('|', '%7C'))}|{escape(label or url)}>")
 
 
 def join_button(lang: str, url: str, *, primary: bool = True) -> ButtonElement:

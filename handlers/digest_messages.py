@@ -11,14 +11,13 @@ from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.service import STATES
-from handlers.blocks import MAX_BLOCKS, Message
+from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import Mrkdwn, text
 
 BARS = "▁▂▃▄▅▆▇█"
@@ -56,20 +55,20 @@ def sparkline(values: list[int | None]) -> str:
 def digest_messages(lang: str, day: dt.date, lines: list[DigestLine], failures: list[DigestFailure],
                     summary: str | None = None) -> list[Message]:
     title = text(lang, "digest.title", date=format_date(day, format="long", locale=lang))
-    sections: list[Block] = [SectionBlock(text=MarkdownTextObject(text=_line(lang, line))) for line in lines]
-    sections += [SectionBlock(text=MarkdownTextObject(text=text(lang, "digest.failed", number=f.number,
+    sections: list[Block] = [SectionBlock(text=mrkdwn(_line(lang, line))) for line in lines]
+    sections += [SectionBlock(text=mrkdwn(text(lang, "digest.failed", number=f.number,
                                                                 reason=text(lang, f"digest.reason.{f.reason}"))))
                  for f in failures]
     if not sections:
-        sections = [SectionBlock(text=text(lang, "digest.nothing"))]
+        sections = [SectionBlock(text=mrkdwn(text(lang, "digest.nothing")))]
     chunks = [sections[i : i + SECTIONS_PER_MESSAGE] for i in range(0, len(sections), SECTIONS_PER_MESSAGE)]
     messages = []
     for index, chunk in enumerate(chunks, start=1):
         lead: list[Block] = [HeaderBlock(text=title[:150])] if index == 1 else []
         if index == 1 and summary:
-            lead.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
+            lead.append(ContextBlock(elements=[mrkdwn(summary)]))
         if len(chunks) > 1:
-            lead.append(ContextBlock(elements=[MarkdownTextObject(text=text(lang, "digest.part", part=index, parts=len(chunks)))]))
+            lead.append(ContextBlock(elements=[mrkdwn(text(lang, "digest.part", part=index, parts=len(chunks)))]))
         messages.append(Message(text=title if index == 1 else f"{title} ({index}/{len(chunks)})", blocks=lead + chunk))
     return messages
 

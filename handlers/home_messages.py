@@ -8,7 +8,6 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     Option,
     SectionBlock,
     StaticSelectElement,
@@ -16,7 +15,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
-from handlers.blocks import MAX_BLOCKS, Message, join_button
+from handlers.blocks import MAX_BLOCKS, Message, join_button, mrkdwn
 from handlers.i18n import text
 from handlers.room_messages import room_entry, room_link
 
@@ -39,7 +38,7 @@ def home_view(
     blocks: list[Block] = [
         HeaderBlock(text=text(lang, "list.title")),
         _new_room_control(lang, levels),
-        SectionBlock(text=MarkdownTextObject(text=text(lang, "new.publish_label") + " · " + text(lang, "new.mute_label")),
+        SectionBlock(text=mrkdwn(text(lang, "new.publish_label") + " · " + text(lang, "new.mute_label")),
                      accessory=ButtonElement(
             text=text(lang, "home.new_room_options"), action_id=HOME_NEW_ROOM_OPTIONS)),
     ]
@@ -60,9 +59,9 @@ def _new_room_control(lang: str, levels: list[AccessLevel]) -> ActionsBlock:
 
 def _rooms(lang: str, rooms: RoomPage, recent: list[Room], site: str) -> list[Block]:
     if not rooms.results and not recent:
-        return [SectionBlock(text=MarkdownTextObject(text=text(lang, "list.empty")))]
+        return [SectionBlock(text=mrkdwn(text(lang, "list.empty")))]
     summary = text(lang, "home.summary", count=rooms.count, shown=len(rooms.results))
-    blocks: list[Block] = [ContextBlock(elements=[MarkdownTextObject(text=summary)])]
+    blocks: list[Block] = [ContextBlock(elements=[mrkdwn(summary)])]
     recent_ids = {room.id for room in recent}
     ordered = recent + [room for room in rooms.results if room.id not in recent_ids]
     for room in ordered[:MAX_BLOCKS]:

@@ -7,6 +7,7 @@ pre-built mrkdwn is passed as `Mrkdwn` to stay as it is.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -21,8 +22,15 @@ class Mrkdwn(str):
     """Text already safe for Slack mrkdwn."""
 
 
+_BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
+
+
 def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text a person or a service wrote, made inert for Slack: `&`, `<`, `>` escaped (no link, no
+    mention, no `<!here>`), and a plain `@here`, `@channel` or `@everyone` broken with an invisible
+    word joiner so that no client reads it as a broadcast."""
+    inert = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BROADCAST.sub("@\u2060\\1", inert)
 
 
 @cache

@@ -15,13 +15,13 @@ from slack_bolt.context.complete.async_complete import AsyncComplete
 from slack_bolt.context.fail.async_fail import AsyncFail
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject, PlainTextObject, SectionBlock
+from slack_sdk.models.blocks import ContextBlock, PlainTextObject, SectionBlock
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomRejected
 from clients.rooms.models import AccessLevel, Room
-from handlers.blocks import Message, plain
+from handlers.blocks import Message, mrkdwn, plain
 from handlers.dedupe import first_delivery
 from handlers.home_messages import HOME_NEW_ROOM_OPTIONS
 from handlers.i18n import Mrkdwn, text
@@ -194,7 +194,7 @@ async def _invite(
 def _with_notes(message: Message, notes: list[str]) -> Message:
     if not notes:
         return message
-    return Message(text=message.text, blocks=[*message.blocks, ContextBlock(elements=[MarkdownTextObject(text="\n".join(notes)[:2900])])])
+    return Message(text=message.text, blocks=[*message.blocks, ContextBlock(elements=[mrkdwn("\n".join(notes)[:2900])])])
 
 
 def _creating_view(lang: str) -> View:

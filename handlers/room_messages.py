@@ -11,12 +11,11 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
-from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn
+from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn, mrkdwn
 from handlers.i18n import Mrkdwn, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"
@@ -38,7 +37,7 @@ def room_label(room: Room, site: str) -> Mrkdwn:
 def room_entry(lang: str, room: Room, site: str, accessory: ButtonElement | None) -> SectionBlock:
     """One line of a list of rooms: linked slug, level in a word, and a button beside it."""
     entry = text(lang, "list.entry", link=room_label(room, site), level=level_word(lang, room.access_level))
-    return SectionBlock(text=MarkdownTextObject(text=entry), accessory=accessory)
+    return SectionBlock(text=mrkdwn(entry), accessory=accessory)
 
 
 def level_sentence(lang: str, level: str) -> str:
@@ -73,7 +72,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
         buttons.append(join_button(lang, url))
     blocks: list[Block] = [
         HeaderBlock(text=title[:150]),
-        SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
+        SectionBlock(text=mrkdwn("\n".join(lines))),
         ActionsBlock(elements=buttons),
     ]
     return Message(text=f"{title}: {escape(url or room.slug)}", blocks=blocks)
@@ -82,7 +81,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
 def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Message:
     title = text(lang, "list.title")
     if rooms.count == 0 or not rooms.results:
-        return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=text(lang, "list.empty"))])
+        return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=mrkdwn(text(lang, "list.empty")))])
     size = rooms.page_size()
     first = (page - 1) * size + 1
     summary = text(
@@ -94,7 +93,7 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Messa
         page=page,
         pages=max(page, math.ceil(rooms.count / size)),
     )
-    blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[MarkdownTextObject(text=summary)])]
+    blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[mrkdwn(summary)])]
     for room in rooms.results[: MAX_BLOCKS - 3]:
         details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
         blocks.append(room_entry(lang, room, site, details))
@@ -112,11 +111,11 @@ def help_message(lang: str, lead: str | None = None) -> Message:
     title = text(lang, "help.title")
     blocks: list[Block] = []
     if lead:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=lead)))
+        blocks.append(SectionBlock(text=mrkdwn(lead)))
     blocks += [
         HeaderBlock(text=title),
-        SectionBlock(text=MarkdownTextObject(text=text(lang, "help.body"))),
-        ContextBlock(elements=[MarkdownTextObject(text=text(lang, "help.levels"))]),
+        SectionBlock(text=mrkdwn(text(lang, "help.body"))),
+        ContextBlock(elements=[mrkdwn(text(lang, "help.levels"))]),
     ]
     return Message(text=lead or title, blocks=blocks)
 

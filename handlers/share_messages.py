@@ -9,7 +9,6 @@ from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
     PlainTextObject,
     SectionBlock,
@@ -18,7 +17,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import Room
-from handlers.blocks import Message, join_button, link_mrkdwn, plain
+from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
 from handlers.i18n import Mrkdwn, escape, text
 from handlers.room_messages import room_details, room_link
 
@@ -41,10 +40,10 @@ def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -
     details = room_details(lang, room)
     blocks: list[Block] = [
         SectionBlock(
-            text=MarkdownTextObject(text="\n".join(lines)),
+            text=mrkdwn("\n".join(lines)),
             accessory=join_button(lang, url) if url else None,
         ),
-        ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]),
+        ContextBlock(elements=[mrkdwn(" · ".join(details))]),
     ]
     return Message(text=f"{headline} {escape(url or room.slug)}", blocks=blocks)
 
@@ -97,7 +96,7 @@ def dm_modal(lang: str, target: DmTarget) -> View:
 
 
 def dm_progress(lang: str) -> View:
-    return _notice_view(lang, [SectionBlock(text=text(lang, "dm.sending"))])
+    return _notice_view(lang, [SectionBlock(text=mrkdwn(text(lang, "dm.sending")))])
 
 
 def dm_result(lang: str, sent: list[str], skipped: list[tuple[str, str]]) -> Message:

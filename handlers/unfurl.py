@@ -14,14 +14,13 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import (
     ContextBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
-from handlers.blocks import join_button
+from handlers.blocks import join_button, mrkdwn
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
@@ -72,9 +71,9 @@ def register(app: AsyncApp, services: Services) -> None:
 def preview(lang: str, url: str, room: Room | None) -> dict:
     join = join_button(lang, url)
     if room is None:
-        return {"blocks": [SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
+        return {"blocks": [SectionBlock(text=mrkdwn(f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
     details = room_details(lang, room)
     return {"blocks": [
-        SectionBlock(text=MarkdownTextObject(text=f"*{text(lang, 'room.title', name=room.slug)}*"), accessory=join).to_dict(),
-        ContextBlock(elements=[MarkdownTextObject(text=" · ".join(details))]).to_dict(),
+        SectionBlock(text=mrkdwn(f"*{text(lang, 'room.title', name=room.slug)}*"), accessory=join).to_dict(),
+        ContextBlock(elements=[mrkdwn(" · ".join(details))]).to_dict(),
     ]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet
@@ -176,3 +177,59 @@ async def test_link_previews_cannot_be_turned_into_many_room_service_calls(bot, 
     room_calls = [call for call in meet.log if call[1].startswith("/external-api/v1.0/rooms")]
     assert len(room_calls) == 5  # one walk of the five pages, for the first message only
     assert len(slack.called("chat.unfurl")) == 10  # every message still gets its (plain) previews
+
+
+def _mrkdwn_objects(node: object) -> list[dict]:
+    """Every mrkdwn text object of a message, wherever it sits."""
+    found: list[dict] = []
+    if isinstance(node, dict):
+        if node.get("type") == "mrkdwn":
+            found.append(node)
+        for value in node.values():
+            found += _mrkdwn_objects(value)
+    elif isinstance(node, list):
+        for item in node:
+            found += _mrkdwn_objects(item)
+    return found
+
+
+async def test_service_text_reaches_slack_inert(settings, redis, ds, slack: FakeSlack, albert):
+    """A démarche title and an AI line that try to broadcast, link and mention reach Slack as text."""
+    import datetime as dt
+
+    from pydantic import SecretStr
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.wiring import configure_slack_client
+    from clients.inference.service import InferenceService
+    from tests.conftest import instant_policy, make_digest_job
+    from tests.fakes.albert import BOOTSTRAP
+
+    async def key() -> SecretStr:
+        return SecretStr(BOOTSTRAP)
+
+    hostile = "Aides @here @channel <!everyone> <https://evil.example|cliquez> https://evil.example/x"
+    ds.add_demarche(101, hostile, dossiers=3)
+    albert.reply = "Hausse nette. @channel voir https://evil.example <@U0BOSS>"
+    digest_settings = settings.model_copy(update={"ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token),
+                                                  "digest_channel": "C0DIGEST", "digest_demarches": [101]})
+    ai = InferenceService(albert.url, key, model="albert-small", policy=instant_policy())
+    job, service = make_digest_job(digest_settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-t"), settings), ai)
+    await job.run(dt.date(2026, 1, 5))
+    await service.aclose()
+    await ai.aclose()
+    [post] = slack.posted("C0DIGEST")
+    texts = _mrkdwn_objects(post["blocks"])
+    assert texts and all(t.get("verbatim") is True for t in texts)  # Slack links no bare URL, name or mention in them
+    said = "\n".join([post["text"], *(t["text"] for t in texts)])
+    assert "@here" not in said and "@channel" not in said and "@\u2060here" in said and "@\u2060channel" in said
+    assert "<!everyone>" not in said and "<https://evil.example|" not in said and "<@U0BOSS>" not in said
+    assert "&lt;https://evil.example|cliquez&gt;" in said and "https://evil.example/x" in said  # shown, as written
+
+
+async def test_a_link_target_cannot_choose_its_own_label(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    meet.room_base_url = "https://visio.example.gouv.fr/r?x=|Votre compte est suspendu, cliquez"
+    reply = await bot.reply("new")
+    links = re.findall(r"<(https://visio[^>]*)>", json.dumps(reply["blocks"]))
+    assert links and all(link.split("|")[0].count("%7C") == 1 for link in links)  # the service's `|` stays in the address
+    assert all(link.split("|", 1)[1].startswith("https://visio.example.gouv.fr/r?x=") for link in links)  # the label is the URL

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
+from clients.dossiers.errors import EndlessWalk, Unreadable
 from clients.dossiers.service import STATES, DossierSource, Page
 from clients.redis_keys import key
 
@@ -92,7 +93,9 @@ class DossierCounter:
             watermark = dt.datetime.fromisoformat(meta["watermark"]) - self._overlap
             try:
                 counts = await self._incremental(demarche, watermark, since, progress)
-            except Exception:  # what was applied before the failure is not a démarche's state: walk afresh next time
+            except (EndlessWalk, Unreadable):
+                # what such a walk applied may be anything: walk afresh next time (an honest failure
+                # needs no such care: its updates are applied again from the same watermark)
                 await self.forget(demarche)
                 raise
         meta |= {"watermark": started.isoformat(), "title": counts.title}
