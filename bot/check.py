@@ -23,6 +23,7 @@ from bot import advice
 from bot.config import WHAT, Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
+from bot.tables import clean
 from bot.wiring import configure_slack_client
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.rate_limit import RateLimiter
@@ -84,7 +85,7 @@ async def run_check_command(settings: Settings, *, as_email: str | None) -> int:
     async with open_redis(settings) as redis:
         results = await run_checks(settings, redis, as_email=as_email)
     for result in results:
-        print(result.line())
+        print(clean(result.line()))  # a service's words may hold escape sequences
     return 0 if all(result.ok for result in results) else 1
 
 

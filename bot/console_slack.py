@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot.tables import CONTROL
 from clients.redis_keys import digest
 from handlers.i18n import text
 
@@ -123,7 +124,7 @@ def readable(mrkdwn: str, directory: Directory, *, styled: bool) -> str:
             return target
         return f"{label} ({target})"
 
-    shown = _ESCAPE.sub(unwrap, mrkdwn)
+    shown = _ESCAPE.sub(unwrap, CONTROL.sub("", mrkdwn))  # a service's escape sequence must not reach the terminal
     shown = _BOLD.sub(lambda m: f"\033[1m{m.group(1)}\033[0m" if styled else m.group(1), shown)
     shown = _CODE.sub(lambda m: m.group(1), shown)
     return shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")

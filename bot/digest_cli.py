@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Settings
 from bot.digest import Digest, digest_job
 from bot.redis_server import open_redis
-from bot.tables import print_table
+from bot.tables import clean, print_table
 from bot.wiring import configure_slack_client
 from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.service import STATES
@@ -54,12 +54,12 @@ async def run_digest_command(
                 try:
                     outcome = await job.run(day, force=force, progress_for=progress_for)
                 except DigestNotPosted as error:
-                    print(f"roombot: {error}", file=sys.stderr)
+                    print(f"roombot: {clean(error)}", file=sys.stderr)
                     return 1
     if dry_run:
         _print_table(settings.default_language, day, digest, settings.zone)
         if summary:
-            print(summary)  # as it would be posted (Slack mrkdwn)
+            print(clean(summary))  # as it would be posted (Slack mrkdwn), minus any control character
     else:
         print(f"digest of {day}: {outcome}")
     return 0

@@ -9,7 +9,7 @@ from bot import advice
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
-from bot.tables import print_table
+from bot.tables import clean, print_table
 from clients.inference.errors import InferenceError
 from clients.inference.service import ApiKey
 
@@ -25,11 +25,12 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
                 return 0
             new, previous = await rotate(ai, expires_in_days=expires_in_days)
     except InferenceError as error:
-        print(f"roombot: {advice.inference(error, settings)}", file=sys.stderr)
+        print(f"roombot: {clean(advice.inference(error, settings))}", file=sys.stderr)
         return 1
     until = _date(new.expires) or "no expiry"
-    print(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}")
-    print(f"revoked the bot's previous key {previous.name} (id {previous.id})" if previous else "the bootstrap key ALBERT_API_KEY is kept")
+    print(clean(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}"))
+    print(clean(f"revoked the bot's previous key {previous.name} (id {previous.id})") if previous
+          else "the bootstrap key ALBERT_API_KEY is kept")
     return 0
 
 

@@ -18,12 +18,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters but tab and line end: the rest can move the cursor, recolour or retitle a terminal.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean(value: object) -> str:
     """`value` as one line of plain text: control characters out, tabs and line ends as spaces."""
-    return _CONTROL.sub("", str(value).replace("\t", " ").replace("\r\n", " ").replace("\n", " "))
+    return CONTROL.sub("", str(value).replace("\t", " ").replace("\r\n", " ").replace("\n", " "))
 
 
 def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]], *, right: Sequence[int] = (),

@@ -217,3 +217,13 @@ def test_a_dossier_service_out_of_reach_is_one_line_not_one_per_demarche(configu
     code, lines = check(capsys)
     said = part(lines, "dossier service")
     assert code == 1 and said == f"✗ dossier service: cannot reach 127.0.0.1:{port}: check DS_API_URL and the network"
+
+
+def test_a_services_words_reach_the_terminal_without_control_characters(configured, capsys, meet: FakeMeet):
+    from tests.fakes.meet import Fault
+
+    meet.faults.append(Fault("POST", "/external-api/v1.0/application/token/", 502, {"detail": "bad \x1b]0;pwned\x07\x1b[2J gateway"},
+                             times=5))  # past the retries
+    code, lines = check(capsys)
+    line = part(lines, "room service")
+    assert code == 1 and "bad ]0;pwned[2J gateway)" in line and "\x1b" not in line and "\x07" not in line

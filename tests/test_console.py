@@ -81,6 +81,7 @@ def test_slack_markup_reads_as_a_person_sees_it():
     assert readable(said, names, styled=False) == "Ready abc (https://visio.example/abc) for @alice in #general <b> & @here ▁▂"
     assert readable("<https://visio.example/abc>", names, styled=False) == "https://visio.example/abc"
     assert readable("*Ready*", names, styled=True) == "\033[1mReady\033[0m"
+    assert readable("Aides \x1b]0;pwned\x07\x1b[2J *2026*", names, styled=True) == "Aides ]0;pwned[2J \033[1m2026\033[0m"
     assert names.escape("/room new @bob #general alice@example.gouv.fr") == (
         f"/room new <@{names.person('bob').id}|bob> <#{general}|general> alice@example.gouv.fr")
 

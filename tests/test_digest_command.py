@@ -309,3 +309,14 @@ async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_s
     later = dt.datetime.combine(day, dt.time(23, 0), tzinfo=job.zone)
     assert all(s.channel != "C0TEAM" for _, s in await job.due(later))  # not tried again
     assert f"This digest is paused: {reason}" in await digest(digest_bot, "list")
+
+
+async def test_what_the_bot_keeps_of_a_demarche_goes_when_nothing_follows_it(digest_bot: Bot, ds: FakeDS, redis):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    await digest(digest_bot, "subscribe 101")
+    await digest(digest_bot, "now")
+    kept = ["roombot:ds:{101}:states", "roombot:ds:{101}:meta", "roombot:ds:{101}:days"]
+    assert await redis.exists(*kept) == 3
+    assert all(0 < ttl <= 60 * 86400 for ttl in [await redis.ttl(name) for name in kept])  # and would expire unused anyway
+    await digest(digest_bot, "unsubscribe 101")
+    assert await redis.exists(*kept) == 0
