@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 #: The bot scopes the app asks for (manifest.yml); a test keeps the two equal.
 REQUIRED_SCOPES = frozenset({
     "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read",
-    "users:read.email", "channels:read", "groups:read", "files:write",
+    "users:read.email", "channels:read", "groups:read", "files:write", "channels:join",
 })
 #: What the bot asks of the room service's application: list, look up and create rooms.
 ROOM_SCOPES = ("rooms:list", "rooms:retrieve", "rooms:create")

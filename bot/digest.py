@@ -269,7 +269,18 @@ class DigestJob:
             return "is_archived"
         if info.get("is_private") and not info.get("is_member") and not info.get("is_im"):
             return "not_in_channel"
+        if not info.get("is_private") and not info.get("is_im") and info.get("is_member") is False:
+            await self._join(channel)
         return None
+
+    async def _join(self, channel: str) -> None:
+        """A public channel's digest text needs no membership (chat:write.public), its chart does."""
+        assert self.slack is not None
+        try:
+            await self.slack.conversations_join(channel=channel)
+        except SlackApiError as error:
+            log.warning("could not join %s for the digest's chart (Slack said %s); the text goes out without it",
+                        channel, error.response.get("error"))
 
     async def _refused(self, day: dt.date, sub: Subscription, code: str) -> Outcome:
         """The channel refuses for good: a channel's subscription is paused and whoever set it up is

@@ -129,12 +129,20 @@ def meet(meet_server) -> FakeMeet:
     return fake
 
 
+#: Refusals that say the bot itself sent Slack something wrong (not that Slack's state refused it).
+MALFORMED = {"invalid_arguments", "invalid_blocks", "unknown_method"}
+
+
 @pytest.fixture
-def slack(slack_server) -> FakeSlack:
+def slack(slack_server) -> Iterator[FakeSlack]:
+    """Slack's fake, fresh for each test; the test fails if the bot sent it a call Slack would
+    refuse as malformed, whatever else the test checks."""
     server, app = slack_server
     fake = FakeSlack(base=server.url)
     app.target = fake.asgi()
-    return fake
+    yield fake
+    malformed = [(method, refusal) for method, refusal in fake.refusals if refusal.get("error") in MALFORMED]
+    assert malformed == [], f"the bot sent Slack calls it would refuse: {malformed}"
 
 
 def bot_env(meet: FakeMeet, slack: FakeSlack) -> dict[str, str]:

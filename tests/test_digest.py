@@ -493,3 +493,26 @@ async def test_a_forced_run_counts_afresh_within_the_run_window(jobs, ds: FakeDS
     assert await job.run(day, force=True) is Outcome.POSTED
     first, forced = (text_of(post) for post in digest_posts(slack))
     assert "*10* dossiers" in first and "*11* dossiers" in forced
+
+
+async def test_a_public_channel_the_bot_is_not_in_gets_the_chart_too(jobs, ds: FakeDS, slack: FakeSlack):
+    """chat:write.public posts the text anywhere public; the chart needs the bot in the channel."""
+    ds.add_demarche(101, "Un", dossiers=5)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    slack.channels[CHANNEL] = {"private": False, "member": False}
+    assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    assert slack.joined == [CHANNEL] and [u["channel"] for u in slack.uploads.values()] == [CHANNEL]
+
+
+async def test_without_the_join_scope_the_text_goes_out_and_the_log_says_why_there_is_no_chart(jobs, ds: FakeDS,
+                                                                                              slack: FakeSlack, caplog):
+    ds.add_demarche(101, "Un", dossiers=5)
+    ds.add_demarche(102, "Deux", dossiers=5)
+    slack.channels[CHANNEL] = {"private": False, "member": False}
+    slack.scopes.discard("channels:join")  # an app installed before it was asked for
+    with caplog.at_level(logging.WARNING):
+        assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.POSTED
+    assert len(digest_posts(slack)) == 1
+    said = [r.getMessage() for r in caplog.records]
+    assert f"could not join {CHANNEL} for the digest's chart (Slack said missing_scope)" in said[0]
+    assert f"digest chart not posted to {CHANNEL}: Slack said not_in_channel; the text trend stays" in said

@@ -1,28 +1,52 @@
 """A loopback Slack: the Web API methods the bot calls, and `response_url` endpoints.
 
-Like bolt-python's own mock server it records every call; like Slack it answers `ok: false`
-with an error code for unknown users, and `users.info` leaves out the e-mail unless the app
-has `users:read.email`.
+Like bolt-python's own mock server it records every call; like Slack it refuses what Slack
+refuses (slack-platform.md §12): each call is checked against Slack's method reference
+(`tests/data/slack-methods/`) — an unknown or missing argument is `invalid_arguments`, a method
+whose scope the token was not granted is `missing_scope` with `needed` (granted: what
+`manifest.yml` requests, less what a test takes away) —, every message, view and preview against
+Block Kit (`invalid_blocks` with the path), an upload into a channel the bot is not in is
+`not_in_channel`, and channels can be archived, deleted or restricted. `users.info` leaves out
+the e-mail without `users:read.email`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+import yaml
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tests.fakes.block_kit import Invalid, check_blocks, check_unfurls, check_view
+
 TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
+ROOT = Path(__file__).resolve().parents[2]
+METHODS = ROOT / "tests" / "data" / "slack-methods"
+
+
+@functools.cache
+def reference(method: str) -> dict[str, Any] | None:
+    """Slack's description of `method`, None for a method Slack does not have."""
+    path = METHODS / f"{method}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def requested_scopes() -> set[str]:
+    """The bot scopes manifest.yml requests: what installing the app grants."""
+    return set(yaml.safe_load((ROOT / "manifest.yml").read_text())["oauth_config"]["scopes"]["bot"])
 
 
 @dataclass
@@ -35,10 +59,10 @@ class Call:
 @dataclass
 class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
-    scopes: set[str] = field(default_factory=lambda: {"users:read", "users:read.email", "chat:write", "chat:write.public", "im:write"})
-    # channel id → {"private": bool, "member": bool, and optionally "archived" or "deleted": True};
-    # unknown ids are public channels the bot is in
-    channels: dict[str, dict[str, bool]] = field(default_factory=dict)
+    scopes: set[str] = field(default_factory=requested_scopes)
+    # channel id → {"private": bool, "member": bool, and optionally "archived" or "deleted": True, or
+    # "restricted": a restricted_action… code}; unknown ids are public channels the bot is in
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     dead_response_urls: set[str] = field(default_factory=set)  # names whose response_url answers 404
     calls: list[Call] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)  # bodies posted to response_url
@@ -54,6 +78,9 @@ class FakeSlack:
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
     after_post: Callable[[dict[str, Any]], None] | None = None
+    refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls refused before their method ran
+    response_channels: dict[str, str] = field(default_factory=dict)  # response_url name → its channel
+    joined: list[str] = field(default_factory=list)  # channels the bot joined
 
     def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
@@ -62,7 +89,9 @@ class FakeSlack:
         self.users[user_id] = {"id": user_id, "team_id": TEAM, "name": user_id.lower(), "deleted": False,
                                "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile, **extra}
 
-    def response_url(self, name: str = "cmd") -> str:
+    def response_url(self, name: str = "cmd", channel: str = "C0CHAN") -> str:
+        """A `response_url` of an interaction in `channel` (where an `in_channel` reply goes)."""
+        self.response_channels[name] = channel
         return f"{self.base}/response/{name}"
 
     def called(self, method: str) -> list[Call]:
@@ -107,9 +136,21 @@ class FakeSlack:
             pusher.cancel()
 
     async def _respond(self, request: Request) -> Response:
-        if request.path_params["name"] in self.dead_response_urls:
+        name = request.path_params["name"]
+        if name in self.dead_response_urls:
             return PlainTextResponse("expired_url", status_code=404)
         body = json.loads(await request.body())
+        try:
+            if "blocks" in body:
+                check_blocks(body["blocks"], "message")
+        except Invalid as error:
+            self.refusals.append(("response_url", {"error": "invalid_blocks", "message": str(error)}))
+            return PlainTextResponse("invalid_blocks", status_code=400)
+        if body.get("response_type") == "in_channel":  # posted as the person, where the interaction was
+            info = self.channels.get(self.response_channels.get(name, ""), {})
+            refused = info.get("restricted") or ("is_archived" if info.get("archived") else None)
+            if refused:
+                return PlainTextResponse(refused, status_code=403)
         body["_url"] = request.path_params["name"]
         self.responses.append(body)
         return PlainTextResponse("ok")
@@ -125,6 +166,10 @@ class FakeSlack:
             args.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
         token = request.headers.get("authorization", "").removeprefix("Bearer ") or args.get("token")
         self.calls.append(Call(method, args, token))
+        refused = self._refusal(method, args)
+        if refused is not None:
+            self.refusals.append((method, refused))
+            return JSONResponse(refused)
         if method in self.slow:
             await asyncio.sleep(self.slow[method])
         if self.rate_limited.get(method, 0) > 0:
@@ -137,6 +182,53 @@ class FakeSlack:
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         # as Slack, every answer says which scopes the token was granted
         return JSONResponse(handler(args) if handler else {"ok": True}, headers={"x-oauth-scopes": ",".join(sorted(self.scopes))})
+
+    def _refusal(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """What Slack answers before looking at what the call asks: the method, its arguments, the
+        token's scopes, the blocks."""
+        described = reference(method)
+        if described is None:
+            return {"ok": False, "error": "unknown_method"}
+        # slack_sdk sends `team_id` with every call of a client that knows its workspace (Bolt's
+        # per-request clients do): as `token`, Slack takes it on any method
+        known = set(described["args"]) | {"token", "team_id"}
+        unknown = sorted(set(args) - known)
+        missing = sorted(name for name, arg in described["args"].items() if arg.get("required") and name not in args)
+        if unknown or missing:
+            messages = [f"[ERROR] unknown argument '{name}'" for name in unknown]
+            messages += [f"[ERROR] missing required field: {name}" for name in missing]
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": messages}}
+        needed = self._needed_scope(method, described, args)
+        if needed is not None and needed not in self.scopes:
+            return {"ok": False, "error": "missing_scope", "needed": needed, "provided": ",".join(sorted(self.scopes))}
+        try:
+            if method in ("chat.postMessage", "chat.postEphemeral", "chat.update", "chat.scheduleMessage") and "blocks" in args:
+                check_blocks(_json_arg(args["blocks"]), "message")
+            if method.startswith("views."):
+                check_view(_json_arg(args.get("view")))
+            if method == "chat.unfurl":
+                check_unfurls(_json_arg(args.get("unfurls")))
+        except Invalid as error:
+            return {"ok": False, "error": "invalid_blocks", "response_metadata": {"messages": [f"[ERROR] {error}"]}}
+        if len(str(args.get("text", ""))) > 40_000:
+            return {"ok": False, "error": "msg_too_long"}
+        return None
+
+    def _needed_scope(self, method: str, described: dict[str, Any], args: dict[str, Any]) -> str | None:
+        """The bot scope this call needs: by the kind of conversation for the methods that look at one."""
+        if method in ("conversations.info", "conversations.members"):
+            channel = str(args.get("channel", ""))
+            kind = self.channels.get(channel, {})
+            if channel.startswith("D"):
+                return "im:read"
+            if kind.get("mpim"):
+                return "mpim:read"
+            private = kind.get("private", channel.startswith("G"))
+            return "groups:read" if private else "channels:read"
+        if method == "conversations.open":
+            return "im:write" if "," not in str(args.get("users", "")) else "mpim:write"
+        scopes = [scope["name"] for scope in (described.get("scopes") or {}).get("bot", [])]
+        return scopes[0] if scopes else None
 
     def _auth_test(self, args: dict) -> dict:
         return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
@@ -156,6 +248,8 @@ class FakeSlack:
                 return {"ok": False, "error": "channel_not_found"}
             if info.get("archived"):
                 return {"ok": False, "error": "is_archived"}
+            if info.get("restricted"):
+                return {"ok": False, "error": info["restricted"]}
             if not info["member"]:
                 if info["private"]:
                     return {"ok": False, "error": "channel_not_found"}
@@ -173,6 +267,10 @@ class FakeSlack:
         return {"ok": True, "upload_url": f"{self.base}/upload/{file_id}", "file_id": file_id}
 
     def _files_completeUploadExternal(self, args: dict) -> dict:
+        channel = str(args.get("channel_id", ""))
+        info = self.channels.get(channel, {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))})
+        if channel and not info["member"]:  # chat:write.public covers messages, not files
+            return {"ok": False, "error": "not_in_channel"}
         files = args.get("files")
         files = json.loads(files) if isinstance(files, str) else files or []
         for item in files:
@@ -192,6 +290,18 @@ class FakeSlack:
             return {"ok": False, "error": "channel_not_found"}
         return {"ok": True, "channel": {"id": channel, "is_private": info["private"], "is_member": info["member"],
                                         "is_archived": bool(info.get("archived"))}}
+
+    def _conversations_join(self, args: dict) -> dict:
+        channel = str(args.get("channel", ""))
+        info = self.channels.setdefault(channel, {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))})
+        if info.get("deleted") or info["private"]:
+            return {"ok": False, "error": "channel_not_found" if info.get("deleted") or not info["member"]
+                    else "method_not_supported_for_channel_type"}
+        if info.get("archived"):
+            return {"ok": False, "error": "is_archived"}
+        info["member"] = True
+        self.joined.append(channel)
+        return {"ok": True, "channel": {"id": channel, "is_member": True}}
 
     def _conversations_open(self, args: dict) -> dict:
         users = str(args.get("users", ""))
@@ -225,6 +335,16 @@ class FakeSlack:
         if str(args.get("include_locale", "")).lower() not in ("1", "true"):
             user.pop("locale", None)
         return {"ok": True, "user": user}
+
+
+def _json_arg(value: Any) -> Any:
+    """An argument sent as JSON text (form-encoded calls) or as JSON itself."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _view(args: dict) -> dict:
