@@ -32,6 +32,7 @@ from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from clients.json_cache import JsonCache
 from clients.redis_keys import digest as hashed
+from handlers import refusals
 from handlers.blocks import plain
 from handlers.digest_chart import alt_text, by_state, render
 from handlers.digest_messages import (
@@ -40,7 +41,7 @@ from handlers.digest_messages import (
     digest_messages,
     numbers_text,
 )
-from handlers.digest_post import CHANNEL_REFUSALS, HINTS, DigestNotPosted, post_parts
+from handlers.digest_post import HINTS, DigestNotPosted, post_parts
 from handlers.digest_summary import summary_line
 from handlers.i18n import Mrkdwn, text
 
@@ -262,7 +263,7 @@ class DigestJob:
             info = (await self.slack.conversations_info(channel=channel)).get("channel") or {}
         except SlackApiError as error:
             code = str(error.response.get("error"))
-            return code if code in CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
+            return code if code in refusals.CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
         except Exception:  # Slack unreachable now: the post will tell
             return None
         if info.get("is_archived"):
@@ -297,7 +298,7 @@ class DigestJob:
         await self.subscriptions.save(replace(current, paused=code))
         log.warning("digest of %s paused: Slack said %s", sub.channel, code)
         told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"), demarches=numbers_text(current.demarches),
-                    reason=text(lang, f"refusal.{code}"), first=current.demarches[0])
+                    reason=refusals.reason(lang, code), first=current.demarches[0])
         for person in dict.fromkeys(f.by for f in current.follows if f.by):
             try:
                 assert self.slack is not None

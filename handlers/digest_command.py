@@ -28,6 +28,7 @@ from clients.dossiers.access import Membership
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscription, Subscriptions
+from handlers import refusals
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
 from handlers.digest_messages import numbers_text
@@ -310,7 +311,7 @@ async def _list(digests: Digests, channel: str, lang: str) -> Message:
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
                           zone=str(digests.zone), next=_next_run(mine, digests.zone, lang)))
         if mine.paused:
-            lines.append(text(lang, "digest_cmd.paused", reason=text(lang, f"refusal.{mine.paused}")))
+            lines.append(text(lang, "digest_cmd.paused", reason=refusals.reason(lang, mine.paused)))
     operators = digests.operators
     if operators is not None and operators.channel == channel:
         lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),

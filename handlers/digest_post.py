@@ -10,6 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message
+from handlers.refusals import CHANNEL_REFUSALS
 
 log = logging.getLogger(__name__)
 
@@ -24,13 +25,6 @@ HINTS = {
 }
 
 
-#: Refusals that will not change by trying again: the channel is gone, archived, or the bot may not
-#: post there. The subscription is paused instead of retried all day.
-CHANNEL_REFUSALS = frozenset({
-    "channel_not_found", "is_archived", "not_in_channel", "restricted_action", "restricted_action_read_only_channel",
-    "restricted_action_thread_locked", "restricted_action_thread_only_channel", "restricted_action_non_threadable_channel",
-    "team_access_not_granted", "ekm_access_denied",
-})
 
 
 class DigestNotPosted(Exception):
@@ -42,7 +36,8 @@ class DigestNotPosted(Exception):
 
     @property
     def permanent(self) -> bool:
-        """The channel itself refuses it (not the token, not a passing failure)."""
+        """The channel itself refuses it (not the token, not a passing failure): the subscription is
+        paused rather than retried all day."""
         return self.code in CHANNEL_REFUSALS
 
 

@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomRejected
 from clients.rooms.models import AccessLevel, Room
+from handlers import refusals
 from handlers.blocks import Message, mrkdwn, plain
 from handlers.dedupe import first_delivery
 from handlers.home_messages import HOME_NEW_ROOM_OPTIONS
@@ -101,8 +102,8 @@ def register(app: AsyncApp, services: Services) -> None:
                 return None
             await services.once.release("share", room.id, channel)
             shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
-            return Message(text=shown.text, blocks=[*plain(text(lang, "new.thread_not_postable", reason=refused)).blocks,
-                                                    *shown.blocks])
+            said = text(lang, "new.thread_not_postable", reason=refusals.reason(lang, refused), advice=refusals.advice(lang, refused))
+            return Message(text=shown.text, blocks=[*plain(said).blocks, *shown.blocks])
 
         await reply_for(services, client, respond, asker, name="from_message", work=work)
 
@@ -187,7 +188,8 @@ async def _invite(
             notes.append(text(lang, "new.posted_in", channel=where))
         else:
             await services.once.release("share", room.id, channel)
-            notes.append(text(lang, "new.not_posted_in", channel=where, reason=refused))
+            notes.append(text(lang, "new.not_posted_in", channel=where, reason=refusals.reason(lang, refused),
+                              advice=refusals.advice(lang, refused)))
     return notes
 
 

@@ -15,10 +15,12 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room, is_room_id
+from handlers import refusals
 from handlers.blocks import Message, plain
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
+from handlers.refusals import CHANNEL_REFUSALS
 from handlers.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
 from handlers.services import Services
 from handlers.share_messages import (
@@ -40,7 +42,7 @@ log = logging.getLogger(__name__)
 
 SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to one place
 # chat.postMessage errors meaning "the bot may not post there", as opposed to a real failure
-NOT_POSTABLE = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action", "cannot_dm_bot"}
+NOT_POSTABLE = CHANNEL_REFUSALS | {"cannot_dm_bot"}
 # Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
 DM_CONCURRENCY = 4
 PRE_ACK_SECONDS = 1.0
@@ -64,7 +66,8 @@ def register(app: AsyncApp, services: Services) -> None:
             if await respond_ok(respond, message, response_type="in_channel", replace_original=False):
                 return None
             await services.once.release("share", room.id, channel)
-            return plain(text(lang, "share.cannot_post", link=room_label(room, services.room_site)))
+            return plain(text(lang, "share.cannot_post", reason=refusals.reason(lang, refused), advice=refusals.advice(lang, refused),
+                              link=room_label(room, services.room_site)))
 
         await reply_for(services, client, respond, who(body), name="share_channel", work=work)
 

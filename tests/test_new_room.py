@@ -117,7 +117,8 @@ async def test_a_room_about_a_message_where_the_bot_cannot_post_comes_privately_
     [room] = meet.rooms.values()
     [reply] = await slack.wait_responses(1)
     words = text_of(reply)
-    assert "could not post in that conversation" in words and "channel_not_found" in words and room["url"] in words
+    assert "could not post in that conversation: I cannot see the channel (it is private and I am not in it" in words
+    assert "Invite me with `/invite`" in words and room["url"] in words
     assert slack.posted("G0SECRET") == []
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from tests.conftest import readable_pin, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
@@ -56,7 +58,7 @@ async def test_when_nothing_can_post_the_person_is_told_privately_with_the_link(
     room = meet.add_room(alice)
     await share(bot, room["id"], "D0THEIRS")
     [told] = slack.posted("U0ALICE")  # the app's DM with the person
-    assert "can't post in this conversation" in text_of(told) and room["url"] in text_of(told)
+    assert "I can't post here: I cannot see the channel" in text_of(told) and room["url"] in text_of(told)
     # nothing was shared, so trying again (after inviting the bot) is not refused as a double
     slack.channels["D0THEIRS"]["member"] = True
     await share(bot, room["id"], "D0THEIRS")
@@ -169,3 +171,58 @@ async def test_a_slow_slack_profile_does_not_delay_the_modal_ack(bot, slack: Fak
     assert asyncio.get_running_loop().time() - started < 1.6  # Slack allows 3 s
     await bot.runtime.tasks.drain(10)
     assert len(slack.posted("DU0BOB")) == 1  # and the work still happens after the ack
+
+
+RESTRICTED = [
+    ("restricted_action", "only some members may post in the channel"),
+    ("restricted_action_read_only_channel", "the channel is read-only (announcements)"),
+    ("restricted_action_thread_locked", "the thread is locked"),
+    ("restricted_action_thread_only_channel", "messages in the channel must go in threads"),
+    ("restricted_action_non_threadable_channel", "the channel does not take threads"),
+    ("is_archived", "the channel is archived"),
+]
+
+
+@pytest.mark.parametrize(("code", "words"), RESTRICTED)
+async def test_sharing_into_a_channel_that_refuses_posts_says_why_in_words(bot, slack: FakeSlack, meet: FakeMeet, alice,
+                                                                          code, words):
+    slack.channels["C0NEWS"] = {"private": False, "member": True, "restricted": code}
+    if code == "is_archived":
+        slack.channels["C0NEWS"] = {"private": False, "member": True, "archived": True}
+    room = meet.add_room(alice)
+    await bot.post(action_body("room_share_channel", room["id"], "U0ALICE", slack.response_url("action", channel="C0NEWS"),
+                               channel="C0NEWS"))
+    await bot.runtime.tasks.drain(5)
+    said = text_of((await slack.wait_responses(1))[-1])
+    assert f"I can't post here: {words}." in said and room["url"] in said and "went wrong" not in said
+    assert "/invite" not in said  # inviting the bot would not help
+
+
+@pytest.mark.parametrize(("code", "words"), RESTRICTED[:2])
+async def test_a_new_room_for_a_channel_that_refuses_posts_is_still_the_persons(bot, slack: FakeSlack, meet: FakeMeet, alice,
+                                                                               code, words):
+    slack.channels["C0NEWS"] = {"private": False, "member": True, "restricted": code}
+    said = text_of(await bot.reply("new <#C0NEWS|news>"))
+    [room] = meet.rooms.values()
+    assert "Your video room is ready" in said and room["url"] in said
+    assert f"I could not post the invitation in <#C0NEWS>: {words}. Share the link yourself." in said
+
+
+async def test_the_message_shortcut_and_the_modal_in_a_read_only_channel_give_the_room_and_say_why(bot, slack: FakeSlack,
+                                                                                                  meet: FakeMeet, alice):
+    from tests.test_new_room import choice, interaction, submission
+
+    slack.channels["C0NEWS"] = {"private": False, "member": True, "restricted": "restricted_action_read_only_channel"}
+    message = {"type": "message", "user": "U0BOB", "ts": "1700000000.000700"}
+    await bot.post(interaction("message_action", callback_id="room_from_message", channel={"id": "C0NEWS"},
+                               message=message, response_url=slack.response_url("shortcut", channel="C0NEWS")))
+    await bot.runtime.tasks.drain(5)
+    said = text_of((await slack.wait_responses(1))[-1])
+    assert "could not post in that conversation: the channel is read-only (announcements). So here is your room." in said
+    assert "went wrong" not in said
+    await bot.post(submission(choice(post_in="C0NEWS")))
+    await bot.runtime.tasks.drain(5)
+    [shortcut_room, modal_room] = meet.rooms.values()
+    [dm] = slack.posted("U0ALICE")  # the modal's room comes by DM, with why it was not posted
+    assert modal_room["url"] in text_of(dm) and "in <#C0NEWS>: the channel is read-only (announcements)" in text_of(dm)
+    assert shortcut_room["url"] in said
