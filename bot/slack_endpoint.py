@@ -58,6 +58,12 @@ class SlackEndpoint:
             bolt_request = to_async_bolt_request(request, body)
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
             return self._refuse(400, "signed but unreadable body")
+        if bolt_request.body.get("type") == "app_rate_limited":
+            # not an event: Slack says it is dropping this app's events for a minute. It expects a
+            # 200 like any callback (Bolt has no listener for it and would answer 404).
+            log.warning("Slack is dropping this app's events for the minute starting at %s: more than 30,000 "
+                        "event deliveries an hour (app_rate_limited)", bolt_request.body.get("minute_rate_limited"))
+            return PlainTextResponse("", status_code=200)
         return to_starlette_response(await self._app.async_dispatch(bolt_request))
 
     def _signed(self, body: bytes, request: Request) -> bool:

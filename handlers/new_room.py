@@ -69,6 +69,9 @@ def register(app: AsyncApp, services: Services) -> None:
                 raise
             return None
 
+        # Slack waits 3 s for the answer, network included: the answer is due ANSWER_IN_MODAL after
+        # this point whatever is slow, so the language is looked up beside the creation, not after it
+        language = asyncio.ensure_future(language_quickly(services, client, asker))
         making = asyncio.ensure_future(run_for(services, client, asker, name="new_modal", work=create))
         done, _ = await asyncio.wait({making}, timeout=ANSWER_IN_MODAL)
         if done and rejected:
@@ -80,7 +83,7 @@ def register(app: AsyncApp, services: Services) -> None:
         if done:
             await ack()
         else:  # slow: say so on the modal, and deliver by DM when the room exists
-            lang = await language_quickly(services, client, asker)
+            lang = language.result() if language.done() else services.default_language
             await ack(response_action="update", view=_creating_view(lang))
         lang, explained = await making
         await _deliver_new_room(services, client, asker, lang, rooms[0] if rooms else None, explained, choice)

@@ -74,3 +74,18 @@ async def test_secrets_stay_out_of_replies_and_redis_keys(bot, meet: FakeMeet, r
     assert token not in text_of(reply) and meet.app_config.client_secret not in text_of(reply)
     names = " ".join(await redis.keys("*"))
     assert token not in names and alice not in names.lower() and "example.gouv.fr" not in names.lower()
+
+
+async def test_an_app_rate_limited_callback_gets_200_and_one_warning(bot, caplog):
+    import json
+    import logging
+
+    from tests.slack_requests import signed_headers
+
+    body = json.dumps({"token": "legacy", "type": "app_rate_limited", "team_id": "T0TEAM", "minute_rate_limited": 1518467820,
+                       "api_app_id": "A0APP"})
+    with caplog.at_level(logging.WARNING):
+        response = await bot.post(body, signed_headers(body))
+    assert response.status_code == 200
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "Slack is dropping this app's events for the minute starting at 1518467820" in warning

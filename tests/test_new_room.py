@@ -189,3 +189,21 @@ async def test_a_slow_room_service_still_gets_the_modal_acked_in_time_and_the_ro
     await bot.runtime.tasks.drain(10)
     [dm] = slack.posted("U0ALICE")
     assert "Your video room is ready" in text_of(dm) and len(meet.rooms) == 1
+
+
+async def test_the_modal_is_answered_in_time_when_both_the_room_service_and_slack_profiles_are_slow(
+        bot, slack: FakeSlack, meet: FakeMeet, alice, redis):
+    import asyncio
+
+    await redis.flushdb()  # no profile cached: the language comes from a slow users.info
+    slack.slow["users.info"] = 2.5
+    meet.delay = 1.0
+    started = asyncio.get_running_loop().time()
+    response = await bot.post(submission(choice("trusted")))
+    took = asyncio.get_running_loop().time() - started
+    assert response.json()["response_action"] == "update"
+    # 1.2 s of creation, then the answer at once: waiting for the profile as well took 2.2 s or more
+    assert took < 2.0, took
+    await bot.runtime.tasks.drain(15)
+    [dm] = slack.posted("U0ALICE")
+    assert "Your video room is ready" in text_of(dm)
