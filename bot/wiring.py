@@ -27,8 +27,9 @@ from clients.rooms.directory import RoomDirectory
 from clients.rooms.levels import RoomLevels
 from clients.rooms.recent import RecentRooms
 from clients.rooms.service import RoomService
+from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
-from clients.rooms.user_rooms import NO_ACCOUNT_TTL, SLUG_MISS_TTL, UserRooms
+from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
@@ -55,6 +56,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     app_tag = application_tag(settings.meet_client_id or "")
+    room_site = str(settings.meet_room_base_url or _origin(str(settings.meet_api_url)))
     user_rooms = UserRooms(
         rooms,
         TokenCache(redis, application=app_tag, box=settings.secret_box),
@@ -64,13 +66,16 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         slug_misses=JsonCache(redis, "slug-miss", SLUG_MISS_TTL),
         recent=RecentRooms(redis, app_tag),
         levels=RoomLevels(redis, app_tag),
+        scopes_missing=JsonCache(redis, "scope-missing", SCOPE_MISSING_TTL),
+        listed=JsonCache(redis, "listed", LISTED_TTL),
+        site=RoomSite(redis, app_tag, room_site),
     )
     services = Services(
         rooms=user_rooms,
         profiles=JsonCache(redis, "profile", PROFILE_TTL),
         once=Once(redis),
         default_language=settings.default_language,
-        room_site=str(settings.meet_room_base_url or _origin(str(settings.meet_api_url))),
+        room_site=room_site,
         digests=digests,
     )
     register_listeners(app, services)

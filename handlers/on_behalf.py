@@ -65,7 +65,7 @@ async def run_for(
         message = await work(email, lang)
         outcome = "ok"
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
-        explained = explain(error, lang, email=email, site=services.room_site, on_home=asker.on_home)
+        explained = explain(error, lang, email=email, site=await services.rooms.site.origin(), on_home=asker.on_home)
         message, outcome = plain(explained.message), explained.outcome
     COMMANDS.labels(command=name, outcome=outcome).inc()
     return lang, message

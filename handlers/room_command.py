@@ -132,7 +132,8 @@ async def answer(services: Services, request: List | Show | Help, email: str, la
     site = services.room_site
     match request:
         case List(page=page):
-            return room_list_message(lang, await services.rooms.list(email, page), page, site)
+            rooms = await services.rooms.list(email, page)
+            return room_list_message(lang, rooms, page, site, await services.rooms.recent.list(email) if page == 1 else [])
         case Show(room_id=str(room_id)):
             return room_message(lang, await services.rooms.get(email, room_id), site, created=False)
         case Show(slug=str(slug)):

@@ -40,9 +40,12 @@ def room_entry(lang: str, room: Room, site: str, accessory: ButtonElement | None
     return SectionBlock(text=mrkdwn(entry), accessory=accessory)
 
 
-def level_sentence(lang: str, level: str) -> str:
+def level_sentence(lang: str, level: str, owner: str | None = None) -> str:
+    """The level in words for the room's owner, or (with `owner`) for someone they invite, who will
+    wait in the lobby until the owner lets them in."""
+    prefix = "level_guest" if owner else "level"
     if level in AccessLevel.__members__.values():
-        return text(lang, f"level.{level}")
+        return text(lang, f"{prefix}.{level}", owner=Mrkdwn(f"<@{owner}>"))
     return text(lang, "level.other", level=level)
 
 
@@ -50,9 +53,10 @@ def level_word(lang: str, level: str) -> str:
     return text(lang, f"level_short.{level}") if level in AccessLevel.__members__.values() else escape(level)
 
 
-def room_details(lang: str, room: Room) -> list[str]:
-    """The access level in words, then the dial-in number and PIN when the room can be joined by phone."""
-    details = [level_sentence(lang, room.access_level)]
+def room_details(lang: str, room: Room, owner: str | None = None) -> list[str]:
+    """The access level in words (for the owner, or for whoever `owner` invites), then the dial-in
+    number and PIN when the room can be joined by phone."""
+    details = [level_sentence(lang, room.access_level, owner)]
     telephony = room.telephony
     if telephony and telephony.dial_in and telephony.pin_code:
         details.append(text(lang, "room.dial_in", phone=telephony.phone_number, pin=_spaced(telephony.pin_code)))
@@ -78,9 +82,13 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
     return Message(text=f"{title}: {escape(url or room.slug)}", blocks=blocks)
 
 
-def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Message:
+def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: list[Room] | None = None) -> Message:
+    """A page of the person's rooms. The service keeps rooms in the order of their random names, so
+    a room made a minute ago is seldom on page 1: the first page starts with the rooms the bot made
+    for the person lately (`recent`), and says in what order the rest comes."""
     title = text(lang, "list.title")
-    if rooms.count == 0 or not rooms.results:
+    latest = recent or []
+    if (rooms.count == 0 or not rooms.results) and not latest:
         return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=mrkdwn(text(lang, "list.empty")))])
     size = rooms.page_size()
     first = (page - 1) * size + 1
@@ -94,9 +102,13 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str) -> Messa
         pages=max(page, math.ceil(rooms.count / size)),
     )
     blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[mrkdwn(summary)])]
-    for room in rooms.results[: MAX_BLOCKS - 3]:
+    shown = {room.id for room in latest}
+    entries = latest + [room for room in rooms.results if room.id not in shown]
+    for room in entries[: MAX_BLOCKS - 4]:
         details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
         blocks.append(room_entry(lang, room, site, details))
+    if latest:
+        blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "list.order", latest=len(latest)))]))
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))

@@ -37,7 +37,7 @@ def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -
         lines.append(link_mrkdwn(url))
     if note:
         lines.append("> " + escape(note).replace("\n", "\n> "))
-    details = room_details(lang, room)
+    details = room_details(lang, room, owner=inviter)  # read by the people invited, not the owner
     blocks: list[Block] = [
         SectionBlock(
             text=mrkdwn("\n".join(lines)),

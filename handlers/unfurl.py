@@ -57,7 +57,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
         lang, _ = await run_for(services, client, Asker(context.team_id or "", event.get("user", "")),
                                 name="unfurl", work=work)
-        unfurls = {url: preview(lang, url, rooms.get(url)) for url in links}
+        unfurls = {url: preview(lang, url, rooms.get(url), owner=event.get("user")) for url in links}
         target = ({"unfurl_id": event["unfurl_id"], "source": event["source"]} if event.get("unfurl_id")
                   else {"channel": event.get("channel"), "ts": event.get("message_ts")})
         try:
@@ -68,11 +68,13 @@ def register(app: AsyncApp, services: Services) -> None:
     app.event("link_shared")(link_shared)
 
 
-def preview(lang: str, url: str, room: Room | None) -> dict:
+def preview(lang: str, url: str, room: Room | None, owner: str | None = None) -> dict:
+    """What everyone in the conversation sees of a room link; with the room (theirs: their token
+    could read it), its level is worded for the others, who will wait for `owner` to let them in."""
     join = join_button(lang, url)
     if room is None:
         return {"blocks": [SectionBlock(text=mrkdwn(f"*{text(lang, 'unfurl.plain')}*"), accessory=join).to_dict()]}
-    details = room_details(lang, room)
+    details = room_details(lang, room, owner=owner)
     return {"blocks": [
         SectionBlock(text=mrkdwn(f"*{text(lang, 'room.title', name=room.slug)}*"), accessory=join).to_dict(),
         ContextBlock(elements=[mrkdwn(" · ".join(details))]).to_dict(),

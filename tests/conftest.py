@@ -227,6 +227,13 @@ class Bot:
     async def click(self, action_id: str, value: str, user: str = "U0ALICE") -> httpx.Response:
         return await self.post(action_body(action_id, value, user, self.slack.response_url("action")))
 
+    async def click_reply(self, action_id: str, value: str, user: str = "U0ALICE") -> dict:
+        """Clicks a button and returns the private answer the person sees."""
+        before = len(self.slack.responses)
+        response = await self.click(action_id, value, user)
+        assert response.status_code == 200, response.text
+        return (await self.slack.wait_responses(before + 1, timeout=12))[before]
+
     async def reply(self, text: str, user: str = "U0ALICE") -> dict:
         """Runs `/room <text>` and returns the private reply the person sees."""
         before = len(self.slack.responses)

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def operator_env(monkeypatch, tmp_path, redis_url, meet: FakeMeet, slack: FakeSlack, restore_logging):
+def operator_env(monkeypatch, tmp_path, redis_url, redis, meet: FakeMeet, slack: FakeSlack, restore_logging):
+    """An operator's environment, on the tests' Redis (flushed: what one test kept is not another's)."""
     for name, value in {**bot_env(meet, slack), "REDIS_URL": redis_url, "DATA_DIR": str(tmp_path)}.items():
         monkeypatch.setenv(name, value)
     for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "LOG_LEVEL"):  # no Slack app yet

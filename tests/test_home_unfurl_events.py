@@ -142,7 +142,8 @@ async def test_unfurl_shows_details_to_someone_who_can_see_the_room_and_a_plain_
     unfurls = call.args["unfurls"] if isinstance(call.args["unfurls"], dict) else json.loads(call.args["unfurls"])
     assert call.args["unfurl_id"] == "C0CHAN.1700000000.000300.abc" and call.args["source"] == "conversations_history"
     detailed, plain = text_of(unfurls[mine["url"]]), text_of(unfurls[theirs["url"]])
-    assert "only people you admit" in detailed.lower() and readable_pin(mine) in detailed
+    # everyone in the conversation sees the preview: worded for those who will wait for her
+    assert "You will wait in the lobby until <@U0ALICE> lets you in." in detailed and readable_pin(mine) in detailed
     assert "Video room" in plain and readable_pin(theirs) not in plain and "trusted" not in plain.lower()
     for preview in unfurls.values():
         assert preview["blocks"][0]["accessory"]["url"] in (mine["url"], theirs["url"])

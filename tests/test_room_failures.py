@@ -170,16 +170,34 @@ async def test_provisioning_race_409_is_retried_once(bot, meet: FakeMeet, alice)
     assert "no video room yet" in text_of(await bot.reply("list"))
 
 
-async def test_a_scope_granted_after_a_token_was_cached_works_at_once(bot, meet: FakeMeet, alice):
-    """Tokens carry the scopes of their issue time: a cached token's 403 is retried with a fresh one."""
+async def test_a_missing_scope_is_believed_a_few_minutes_then_a_granted_scope_works(bot, meet: FakeMeet, alice, redis):
+    """Tokens carry the scopes of their issue time: a cached token's 403 is retried with a fresh one,
+    and a fresh token's 403 is the application's, believed a few minutes for everyone."""
     meet.app_config.scopes = "rooms:list rooms:retrieve"
     await bot.reply("list")  # a token without rooms:create is cached
     assert "missing the room service permission `rooms:create`" in text_of(await bot.reply("new"))
-    assert len(meet.token_requests) == 2  # the cached token's 403 was retried once with a fresh one
-    meet.app_config.scopes = ALL_SCOPES  # the administrator grants the scope
+    assert len(meet.token_requests) == 2 and meet.count("POST", ROOMS) == 2  # the cached token's 403, then a fresh one's
+    for _ in range(3):  # meanwhile every /room new is answered at once: no token request, no call
+        assert "missing the room service permission `rooms:create`" in text_of(await bot.reply("new"))
+    assert len(meet.token_requests) == 2 and meet.count("POST", ROOMS) == 2
+    [memo] = await redis.keys("roombot:scope-missing:*")
+    assert 0 < await redis.ttl(memo) <= 180
+    meet.app_config.scopes = ALL_SCOPES  # the administrator grants the scope; a few minutes later:
+    await redis.delete(memo)
     assert "Your video room is ready" in text_of(await bot.reply("new"))
     # the token cached before the grant is refused once more, then a fresh one creates the room
     assert len(meet.token_requests) == 3 and meet.count("POST", ROOMS) == 4
+
+
+async def test_without_rooms_retrieve_details_come_from_the_list_just_shown(bot, meet: FakeMeet, alice):
+    meet.app_config.scopes = "rooms:list rooms:create"  # a list-only application, as far as reading goes
+    room = meet.add_room(alice, slug="abc-defg-hij")
+    listed = text_of(await bot.reply("list"))
+    assert "abc-defg-hij" in listed
+    shown = text_of(await bot.click_reply("room_show", room["id"]))  # its Details button
+    assert "abc-defg-hij" in shown and room["url"] in shown
+    unknown = text_of(await bot.click_reply("room_show", "00000000-0000-4000-8000-000000000000"))
+    assert "missing the room service permission `rooms:retrieve`" in unknown
 
 
 async def test_a_cached_token_serves_only_the_application_that_obtained_it(settings, redis, slack: FakeSlack, meet: FakeMeet, alice):
@@ -210,3 +228,14 @@ async def test_a_room_service_switched_off_is_a_setup_problem_not_a_missing_page
         words = text_of(await bot.reply("list"))
     assert "not set up correctly to reach the room service" in words and "no page 1" not in words
     assert any("misconfiguration" in record.getMessage() for record in caplog.records)
+
+
+async def test_people_are_sent_to_sign_in_where_the_room_links_point_not_to_the_api(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    """The API and the web app live on different hosts: the room links tell where people sign in."""
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="en-US")
+    assert f"Sign in once at <{meet.base}|" in text_of(await bot.reply("new", user="U0BOB"))  # nothing learned yet
+    meet.add_room(alice)
+    await bot.reply("list")  # a room link seen: its origin is the web app
+    await bot.runtime.redis.delete(*await bot.runtime.redis.keys("roombot:no-account:*"))
+    said = text_of(await bot.reply("new", user="U0BOB"))
+    assert "Sign in once at <https://visio.example.gouv.fr|" in said and meet.base not in said

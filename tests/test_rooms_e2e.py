@@ -139,3 +139,17 @@ async def test_join_link_button_is_acked(bot, meet: FakeMeet, alice):
     room = meet.add_room(alice)
     response = await bot.click("room_open", room["id"])
     assert response.status_code == 200 and response.text == ""
+
+
+async def test_room_list_shows_the_rooms_made_lately_first_and_says_how_the_rest_is_ordered(bot, meet: FakeMeet, alice):
+    for index in range(25):  # the service orders by name: these fill page 1
+        meet.add_room(alice, slug=f"aaa-{index:04d}-xyz")
+    made = text_of(await bot.reply("new"))
+    [room] = [r for r in meet.rooms.values() if not r["slug"].startswith("aaa-")]
+    assert room["url"] in made
+    listed = await bot.reply("list")
+    entries = [b["text"]["text"] for b in listed["blocks"] if b["type"] == "section"]
+    assert room["slug"] in entries[0]  # not on the service's page 1, shown first all the same
+    assert "The first 1 are the rooms you made lately; the others come in the order the room service keeps them" in text_of(listed)
+    second = await bot.reply("list 2")
+    assert "made lately" not in text_of(second)  # only page 1 leads with them

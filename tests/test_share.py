@@ -30,7 +30,9 @@ async def test_share_in_a_public_channel_posts_an_invitation_with_join_level_and
     [posted] = slack.posted("C0PUBLIC")
     words = text_of(posted)
     assert "<@U0ALICE> invites you to a video room" in words
-    assert "only people you admit" in words.lower() and readable_pin(room) in words
+    # worded for the people invited, not for the owner
+    assert "You will wait in the lobby until <@U0ALICE> lets you in." in words and readable_pin(room) in words
+    assert "only people you admit" not in words
     [join] = [b["accessory"] for b in posted["blocks"] if b.get("accessory")]
     assert join["url"] == room["url"] and join["action_id"] == "room_open"
     assert "Shared in <#C0PUBLIC>" in text_of(slack.responses[-1])

@@ -38,7 +38,7 @@ def test_every_key_the_code_names_exists():
     for source in HANDLERS.glob("*.py"):
         named |= set(re.findall(r'text\(\s*lang,\s*"([\w.]+)"', source.read_text()))
         named |= set(re.findall(r'"((?:usage|error)\.[\w.]+)"', source.read_text()))
-    named |= {f"{prefix}.{level}" for prefix in ("level", "level_short") for level in ("public", "trusted", "restricted")}
+    named |= {f"{prefix}.{level}" for prefix in ("level", "level_short", "level_guest") for level in ("public", "trusted", "restricted")}
     named |= {f"dm.reason.{reason}" for reason in ("self", "bot", "deactivated", "already", "unreachable")}
     assert len(named) > 40
     assert named - set(catalog("en")) == set()

@@ -5,6 +5,11 @@ issued before the application gained a scope (403; tokens carry the scopes of th
 So a cached token's refusal drops it and the call is made once more with a fresh token; only a
 fresh token's refusal is final. A disabled account is final at once: the service still issues
 it tokens, and refuses all of them.
+
+A fresh token refused for a missing scope is believed for a few minutes: every command needing
+that scope is answered at once, without a token request and a second call that cannot succeed.
+An application without `rooms:retrieve` can still list rooms, and a list item holds all a room's
+view needs: the rooms a person just listed are kept a few minutes to answer their Details buttons.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from clients.rooms.levels import RoomLevels
 from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant
 from clients.rooms.recent import RecentRooms
 from clients.rooms.service import RoomService
+from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 
 T = TypeVar("T")
@@ -38,6 +44,10 @@ T = TypeVar("T")
 NO_ACCOUNT_TTL = 180
 #: How long "none of this person's rooms has this slug" is believed.
 SLUG_MISS_TTL = 600
+#: How long "the application lacks this scope" is believed.
+SCOPE_MISSING_TTL = 180
+#: How long the rooms a person listed answer for a room the service will not show (no rooms:retrieve).
+LISTED_TTL = 600
 #: A link is looked for in this many pages of a person's rooms (1,000 rooms) and this long at most:
 #: a list without end (or a person with more rooms) answers "not found" rather than never.
 LOOKUP_PAGES = 50
@@ -56,19 +66,28 @@ class UserRooms:
         slug_misses: JsonCache,
         recent: RecentRooms,
         levels: RoomLevels,
+        scopes_missing: JsonCache,
+        listed: JsonCache,
+        site: RoomSite,
     ) -> None:
         self._service = service
         self._tokens = tokens
         self._application = application
         self._no_account = no_account
         self._slug_misses = slug_misses
+        self._scopes_missing = scopes_missing
+        self._listed = listed
         self.directory = directory
         self.recent = recent
         self.levels = levels
+        self.site = site
 
     async def list(self, email: str, page: int = 1) -> RoomPage:
-        rooms = await self._as(email, lambda token: self._service.list_rooms(token, page))
+        rooms = await self._as(email, "rooms:list", lambda token: self._service.list_rooms(token, page))
         await self.directory.remember(rooms.results)
+        await self.site.learn(rooms.results)
+        for room in rooms.results:
+            await self._listed.put(room.model_dump(mode="json"), self._application, email_digest(email), room.id)
         return rooms
 
     async def create(
@@ -77,18 +96,26 @@ class UserRooms:
         """A room owned by the person; `configuration` as the service takes it (who may publish what,
         whether everyone may mute others), None for the service's defaults."""
         try:
-            room = await self._as(email, lambda token: self._service.create_room(token, access_level, configuration))
+            room = await self._as(email, "rooms:create", lambda token: self._service.create_room(token, access_level, configuration))
         except PublicRoomsDisabled:
             await self.levels.refused(AccessLevel.PUBLIC)
             raise
         await self.directory.remember([room])
+        await self.site.learn([room])
         await self.recent.add(email, room)
         if access_level is not None:
             await self.levels.accepted(access_level)
         return room
 
     async def get(self, email: str, room_id: str) -> Room:
-        return await self._as(email, lambda token: self._service.get_room(token, room_id))
+        """One of the person's rooms; without `rooms:retrieve`, as they listed it a moment ago."""
+        try:
+            return await self._as(email, "rooms:retrieve", lambda token: self._service.get_room(token, room_id))
+        except ScopeMissing:
+            listed = await self._listed.get(self._application, email_digest(email), room_id.lower())
+            if listed is None:
+                raise
+            return Room.model_validate(listed)
 
     async def find_by_slug(self, email: str, slug: str) -> Room:
         found = await self.find_by_slugs(email, [slug])
@@ -129,7 +156,11 @@ class UserRooms:
             await self._slug_misses.put(True, self._application, email_digest(email), slug)
         return found
 
-    async def _as(self, email: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
+    async def _as(self, email: str, scope: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
+        """`call` with the person's token; `scope` is what the call needs of the application."""
+        known = await self._scopes_missing.get(self._application, scope)
+        if known is not None:
+            raise ScopeMissing(str(known), scope)
         issued = False
 
         async def issue() -> TokenGrant:
@@ -140,11 +171,21 @@ class UserRooms:
         token = await self._tokens.get_or_fetch(email, issue)
         try:
             return await call(token)
-        except (TokenRejected, ScopeMissing):
+        except (TokenRejected, ScopeMissing) as error:
             if issued:
+                await self._remember_missing(error)
                 raise
             await self._tokens.drop(email, token)
+        try:
             return await call(await self._tokens.get_or_fetch(email, issue))
+        except ScopeMissing as error:
+            await self._remember_missing(error)
+            raise
+
+    async def _remember_missing(self, error: Exception) -> None:
+        """A fresh token's refusal for a scope: the application's, so everyone's, for a while."""
+        if isinstance(error, ScopeMissing) and error.scope:
+            await self._scopes_missing.put(error.detail, self._application, error.scope)
 
     async def _issue(self, email: str) -> TokenGrant:
         """A token request, unless the service said a moment ago that this person has no account."""
