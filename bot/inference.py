@@ -5,15 +5,17 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
 from bot.config import Settings
-from clients.inference.errors import InferenceError
+from clients.inference.errors import InferenceError, InferenceRefused
 from clients.inference.key_store import ActiveKey, KeyStore
 from clients.inference.service import ApiKey, InferenceService
+from clients.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -26,23 +28,47 @@ class Inference:
     keys: KeyStore
 
 
+def joined(keys: KeyStore, url: str, model: str, policy: RetryPolicy | None = None) -> Inference:
+    """The service and the key store, each told about the other: the service asks the store for its
+    key and tells it of a refusal; the store asks the service whether the bootstrap key still works."""
+    service = InferenceService(url, keys.current, model=model, on_refused=keys.refused, policy=policy)
+    keys.probe = service.key_works
+    return Inference(service, keys)
+
+
 @contextlib.asynccontextmanager
 async def inference(settings: Settings, redis: aioredis.Redis) -> AsyncIterator[Inference]:
-    keys = KeyStore(redis, settings.albert_api_key, settings.secret_box)
-    service = InferenceService(str(settings.albert_api_url), keys.current, model=settings.albert_model,
-                               on_refused=keys.refused)
+    ai = joined(KeyStore(redis, settings.albert_api_key, settings.secret_box), str(settings.albert_api_url), settings.albert_model)
     try:
-        yield Inference(service, keys)
+        yield ai
     finally:
-        await service.aclose()
+        await ai.service.aclose()
 
 
-async def rotate(ai: Inference, *, expires_in_days: int, today: dt.date | None = None) -> tuple[ApiKey, ActiveKey | None]:
+@dataclass(frozen=True)
+class Rotation:
+    new: ApiKey
+    previous: ActiveKey | None  # the bot's key it replaced (revoked), never the bootstrap key
+    capped_days: int | None = None  # the gateway's longest key lifetime, when it refused the one asked for
+    revoked_forgotten: tuple[str, ...] = ()  # ids of keys the bot had given up on, revoked now
+
+
+async def rotate(ai: Inference, *, expires_in_days: int, today: dt.date | None = None) -> Rotation:
     """Creates `roombot-<date>`, proves it answers, makes it the bot's key, then revokes the bot's
-    previous key. The operator's bootstrap key is never stored as the bot's, so never revoked."""
+    previous key and any it gave up on. The operator's bootstrap key is never stored as the bot's,
+    so never revoked. A gateway that caps key lifetimes gets a key of the longest it allows."""
     today = today or dt.date.today()
+    name = f"roombot-{today.isoformat()}"
     expires = int((dt.datetime.now(dt.UTC) + dt.timedelta(days=expires_in_days)).timestamp()) if expires_in_days else None
-    new = await ai.service.create_key(f"roombot-{today.isoformat()}", expires)
+    capped = None
+    try:
+        new = await ai.service.create_key(name, expires)
+    except InferenceRefused as error:
+        capped = _cap(error.detail)
+        if capped is None:
+            raise
+        log.warning("the inference service allows keys of %d days at most; creating one of that lifetime", capped)
+        new = await ai.service.create_key(name, None)  # capped by the server, and read back
     assert new.secret is not None
     try:
         await ai.service.models(key=new.secret)
@@ -53,7 +79,21 @@ async def rotate(ai: Inference, *, expires_in_days: int, today: dt.date | None =
     previous = await ai.keys.activate(new)
     if previous is not None and str(previous.id) != str(new.id):
         await ai.service.revoke_key(previous.id)
-    return new, previous
+    revoked = []
+    for key_id in await ai.keys.forgotten():
+        try:
+            await ai.service.revoke_key(key_id)
+            revoked.append(key_id)
+        except InferenceRefused:  # gone already (revoked by hand, or expired and hidden)
+            pass
+        await ai.keys.revoked(key_id)
+    return Rotation(new, previous, capped, tuple(revoked))
+
+
+def _cap(detail: str) -> int | None:
+    """N from `Token expiration timestamp cannot be greater than N days from now.`"""
+    found = re.search(r"greater than (\d+) days", detail)
+    return int(found.group(1)) if found else None
 
 
 class ExpiryWatch:

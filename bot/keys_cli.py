@@ -23,14 +23,20 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
                 bootstrap = settings.albert_api_key.get_secret_value() if settings.albert_api_key else ""
                 _print_keys(await ai.service.list_keys(), active.id if active else None, bootstrap)
                 return 0
-            new, previous = await rotate(ai, expires_in_days=expires_in_days)
+            rotation = await rotate(ai, expires_in_days=expires_in_days)
     except InferenceError as error:
         print(f"roombot: {clean(advice.inference(error, settings))}", file=sys.stderr)
         return 1
+    new, previous = rotation.new, rotation.previous
     until = _date(new.expires) or "no expiry"
+    if rotation.capped_days is not None:
+        print(f"the inference service allows keys of {rotation.capped_days} days at most (not {expires_in_days}): "
+              "this one lasts that long; run `keys rotate` again before it ends")
     print(clean(f"now using {new.name} (id {new.id}, {mask(new.secret.get_secret_value() if new.secret else '')}), until {until}"))
     print(clean(f"revoked the bot's previous key {previous.name} (id {previous.id})") if previous
           else "the bootstrap key ALBERT_API_KEY is kept")
+    if rotation.revoked_forgotten:
+        print(f"also revoked the bot's earlier key(s) {', '.join(rotation.revoked_forgotten)}, refused since and set aside")
     return 0
 
 
@@ -43,6 +49,9 @@ def mask(secret: str) -> str:
 
 
 def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str) -> None:
+    """Which key the bot uses; the bootstrap key is a fallback only while the bot's own key exists."""
+    if all(str(key.id) != str(active_id) for key in keys):
+        active_id = None  # the rotated key the bot remembers is gone from the service (revoked, or expired)
     rows = []
     for key in keys:
         shown = key.secret.get_secret_value() if key.secret else ""

@@ -8,12 +8,14 @@ the published `{status_code, detail, headers}` model, or a proxy's HTML page.
 from __future__ import annotations
 
 import json
+import re
 from http import HTTPStatus
 from typing import Any
 
 import httpx
 
 _MAX = 300
+_HTML = re.compile(r"<\s*(?:!doctype|html|head|body|title|center|h1)\b", re.IGNORECASE)
 
 
 class ServiceError(Exception):
@@ -45,7 +47,9 @@ def describe_error(response: httpx.Response) -> str:
     except UnreadableBody:
         return status_text(response.status_code)
     text = _describe(body)
-    return _clip(text) if text else status_text(response.status_code)
+    if not text or _HTML.search(text):  # a provider's error page passed on as `detail`: its status says as much
+        return status_text(response.status_code)
+    return _clip(text)
 
 
 def status_text(status: int) -> str:

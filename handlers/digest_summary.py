@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 
-from clients.inference.errors import InferenceError, KeyRejected
+from clients.inference.errors import InferenceError, KeyRejected, ModelForbidden, ModelNotFound
 from clients.inference.service import InferenceService
 from handlers.digest_messages import DigestLine
 from handlers.i18n import text
@@ -51,8 +51,15 @@ async def summary_line(service: InferenceService, lang: str, lines: list[DigestL
     except KeyRejected as error:
         log.error("no AI line in the digest: the inference key is refused (%s); rotate or fix ALBERT_API_KEY", error.detail)
         return None
+    except ModelNotFound:
+        log.error("no AI line in the digest: the inference service has no model %r; set ALBERT_MODEL to one it lists", service.model)
+        return None
+    except ModelForbidden:
+        log.error("no AI line in the digest: the key may not use the model %r; set ALBERT_MODEL to one it may use, or ask "
+                  "the gateway's administrator", service.model)
+        return None
     except InferenceError as error:
-        log.warning("no AI line in the digest: %s: %s", type(error).__name__, error.detail)
+        log.warning("no AI line in the digest: %s", error.detail)
         return None
     sentence = " ".join(written.split())
     if not sentence:

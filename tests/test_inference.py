@@ -15,7 +15,7 @@ from pydantic import SecretStr
 
 from bot import advice
 from bot.config import Settings
-from bot.inference import ExpiryWatch, Inference, rotate
+from bot.inference import ExpiryWatch, Inference, Rotation, joined, rotate
 from bot.keys_cli import mask
 from clients.inference.errors import (
     InferenceError,
@@ -27,12 +27,16 @@ from clients.inference.errors import (
     NotAUserKey,
     QuotaExhausted,
 )
-from clients.inference.key_store import KeyStore
-from clients.inference.service import InferenceService
+from clients.inference.key_store import ActiveKey, KeyStore
+from clients.inference.service import ApiKey, InferenceService
 from clients.retry import RetryPolicy
 from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
+
+
+def _pair(rotation: Rotation) -> tuple[ApiKey, ActiveKey | None]:
+    return rotation.new, rotation.previous
 
 
 def explain(error: Exception, url: str) -> str:
@@ -145,12 +149,12 @@ async def test_key_routes_of_every_generation(service, albert: FakeAlbert, gener
 async def test_rotation_uses_the_new_key_revokes_the_bots_previous_one_and_keeps_the_bootstrap(albert: FakeAlbert, redis, sleeps):
     keys = KeyStore(redis, SecretStr(BOOTSTRAP))
     ai = Inference(InferenceService(albert.url, keys.current, model="albert-small", policy=RetryPolicy(sleep=sleeps)), keys)
-    first, previous = await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 22))
+    first, previous = _pair(await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 22)))
     assert previous is None and first.name == "roombot-2026-11-22"
     assert (await keys.current()).get_secret_value() == first.secret.get_secret_value()
     assert albert.calls[-1][2] == first.secret.get_secret_value()  # proved with a real call using the new key
 
-    second, previous = await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 23))
+    second, previous = _pair(await rotate(ai, expires_in_days=30, today=dt.date(2026, 11, 23)))
     assert previous is not None and previous.id == first.id
     assert albert.keys[int(first.id)]["revoked"] is True
     assert albert.live(BOOTSTRAP) and albert.live(second.secret.get_secret_value())
@@ -187,14 +191,12 @@ async def test_expiry_warning_once_a_day_within_seven_days(albert: FakeAlbert, r
 
 
 def stored_service(albert: FakeAlbert, redis, sleeps) -> Inference:
-    keys = KeyStore(redis, SecretStr(BOOTSTRAP))
-    return Inference(InferenceService(albert.url, keys.current, model="albert-small", on_refused=keys.refused,
-                                      policy=RetryPolicy(sleep=sleeps)), keys)
+    return joined(KeyStore(redis, SecretStr(BOOTSTRAP)), albert.url, "albert-small", RetryPolicy(sleep=sleeps))
 
 
 async def test_a_revoked_rotated_key_falls_back_to_the_bootstrap_key(albert: FakeAlbert, redis, sleeps, caplog):
     ai = stored_service(albert, redis, sleeps)
-    new, _ = await rotate(ai, expires_in_days=30)
+    new = (await rotate(ai, expires_in_days=30)).new
     albert.keys[int(new.id)]["revoked"] = True  # revoked by hand in the service, or expired
     with caplog.at_level(logging.WARNING):
         assert await ai.service.complete(MESSAGES) == albert.reply
@@ -204,7 +206,7 @@ async def test_a_revoked_rotated_key_falls_back_to_the_bootstrap_key(albert: Fak
     assert len(said) == 1 and "ALBERT_API_KEY" in said[0] and "keys rotate" in said[0]
     assert new.secret.get_secret_value() not in caplog.text
     assert next(k.name for k in await ai.service.list_keys()) == "operator"  # `keys list` keeps working
-    second, previous = await rotate(ai, expires_in_days=30)  # and so does `keys rotate`
+    second, previous = _pair(await rotate(ai, expires_in_days=30))  # and so does `keys rotate`
     assert previous is None and (await ai.keys.current()).get_secret_value() == second.secret.get_secret_value()
     await ai.service.aclose()
 
@@ -214,7 +216,7 @@ async def test_a_capped_expiry_is_read_back_from_the_service(albert: FakeAlbert,
     """A server with a maximum key lifetime caps `expires: null` without saying so in its reply."""
     albert.generation, albert.max_expiry_days = generation, 90
     ai = stored_service(albert, redis, sleeps)
-    new, _ = await rotate(ai, expires_in_days=0)
+    new = (await rotate(ai, expires_in_days=0)).new
     in_90_days = dt.datetime.now(dt.UTC).timestamp() + 90 * 86400
     assert new.expires is not None and abs(new.expires - in_90_days) < 60
     active = await ai.keys.active()
@@ -314,3 +316,79 @@ def test_the_openapi_spec_has_the_routes_we_call():
     create = spec["paths"]["/v1/me/keys"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     fields = spec["components"]["schemas"][create.rsplit("/", 1)[1]]["properties"]
     assert {"name", "expires"} <= set(fields)
+
+
+def _keys_command(tmp_path: Path, albert: FakeAlbert, *args: str, key: str = BOOTSTRAP) -> subprocess.CompletedProcess:
+    root = Path(__file__).resolve().parents[1]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": key,
+           "DATA_DIR": str(tmp_path)}
+    return subprocess.run([sys.executable, "-m", "bot", "keys", *args], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_the_master_key_is_told_apart_even_where_its_listing_answers_200_empty(tmp_path: Path, albert: FakeAlbert):
+    albert.generation = 0  # the 0.1.x gateway: root /tokens routes, and 200 `data: []` for the master key
+    listed = _keys_command(tmp_path, albert, "list", key=MASTER)
+    assert listed.returncode == 1 and "master key" in listed.stderr and "inference API keys" not in listed.stdout
+    rotated = _keys_command(tmp_path, albert, "rotate", key=MASTER)
+    assert rotated.returncode == 1 and "master key" in rotated.stderr  # the same words for both
+
+
+async def test_an_expired_account_is_not_mistaken_for_a_revoked_key(albert: FakeAlbert, redis, sleeps, caplog):
+    ai = stored_service(albert, redis, sleeps)
+    new = (await rotate(ai, expires_in_days=30)).new
+    albert.account_expired = True  # every key of the account is refused, the bootstrap key too
+    with caplog.at_level(logging.ERROR), pytest.raises(KeyRejected):
+        await ai.service.complete(MESSAGES)
+    active = await ai.keys.active()
+    assert active is not None and str(active.id) == str(new.id)  # kept: good again once the account is
+    assert "refuses the bot's key" in caplog.text and "ALBERT_API_KEY alike" in caplog.text
+    albert.account_expired = False
+    assert await ai.service.complete(MESSAGES) == albert.reply and albert.calls[-1][2] == new.secret.get_secret_value()
+    await ai.service.aclose()
+
+
+async def test_a_key_given_up_on_is_revoked_at_the_next_rotation(albert: FakeAlbert, redis, sleeps):
+    ai = stored_service(albert, redis, sleeps)
+    new = (await rotate(ai, expires_in_days=30)).new
+    albert.keys[int(new.id)]["disabled"] = True  # refused for a while (the bootstrap key works): given up on
+    assert await ai.service.complete(MESSAGES) == albert.reply
+    assert await ai.keys.active() is None and await ai.keys.forgotten() == [str(new.id)]
+    albert.keys[int(new.id)]["disabled"] = False  # it still exists, and works: nobody should hold it unknowingly
+    rotation = await rotate(ai, expires_in_days=30)
+    assert rotation.revoked_forgotten == (str(new.id),) and albert.keys[int(new.id)]["revoked"]
+    assert await ai.keys.forgotten() == []
+    await ai.service.aclose()
+
+
+def test_a_gateway_capping_key_lifetimes_gets_the_longest_it_allows(tmp_path: Path, albert: FakeAlbert):
+    albert.max_expiry_days = 30
+    rotated = _keys_command(tmp_path, albert, "rotate")  # 90 days by default: refused by this gateway
+    assert rotated.returncode == 0, rotated.stderr
+    assert "allows keys of 30 days at most (not 90)" in rotated.stdout
+    [created] = [k for k in albert.keys.values() if k["name"].startswith("roombot-")]
+    in_30_days = dt.datetime.now(dt.UTC).timestamp() + 30 * 86400
+    until = dt.datetime.fromtimestamp(created["expires"], dt.UTC).date()
+    assert abs(created["expires"] - in_30_days) < 60 and f"until {until}" in rotated.stdout
+
+
+async def test_a_providers_html_page_and_a_cut_stream_are_said_in_words(service, albert: FakeAlbert, caplog):
+    albert.faults = ["502html"] * 3
+    with caplog.at_level(logging.INFO), pytest.raises(ModelUnreachable) as raised:
+        await service.complete(MESSAGES)
+    assert raised.value.detail == "502 Bad Gateway" and "<html" not in caplog.text.lower()
+    albert.faults = ["cut_detail"] * 3
+    with pytest.raises(InferenceUnavailable) as cut:
+        await service.stream(MESSAGES)
+    assert "the gateway cut the answer: Model is too busy (RemoteProtocolError)" in cut.value.detail
+
+
+def test_the_bootstrap_key_is_no_fallback_once_the_bots_key_is_gone(tmp_path: Path, albert: FakeAlbert):
+    assert _keys_command(tmp_path, albert, "rotate").returncode == 0
+    rows = _keys_command(tmp_path, albert, "list").stdout
+    assert "bootstrap (ALBERT_API_KEY), fallback" in rows and "active (rotated)" in rows
+    for key in albert.keys.values():
+        if key["name"].startswith("roombot-"):
+            key["revoked"] = True  # revoked by hand on the service
+    rows = _keys_command(tmp_path, albert, "list").stdout
+    assert "bootstrap (ALBERT_API_KEY), active" in rows and "fallback" not in rows

@@ -14,9 +14,8 @@ from pydantic import SecretStr
 
 from bot import logs
 from bot.config import ConfigError, load_settings
-from bot.inference import Inference, rotate
+from bot.inference import joined, rotate
 from clients.inference.key_store import KeyStore
-from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
 from tests.conftest import make_digest_job, start_bot, text_of
@@ -56,8 +55,8 @@ async def test_a_changed_encryption_key_reads_as_a_cache_miss(encrypted, redis, 
 async def test_the_bots_inference_key_is_encrypted_at_rest(redis, albert):
     box = SecretBox(SecretStr(Fernet.generate_key().decode()))
     keys = KeyStore(redis, SecretStr(BOOTSTRAP), box)
-    ai = Inference(InferenceService(albert.url, keys.current, model="albert-small"), keys)
-    new, _ = await rotate(ai, expires_in_days=30)
+    ai = joined(keys, albert.url, "albert-small")
+    new = (await rotate(ai, expires_in_days=30)).new
     raw = await redis.get("roombot:albert:active-key")
     assert raw.startswith("fernet:") and new.secret.get_secret_value() not in raw
     assert (await keys.current()).get_secret_value() == new.secret.get_secret_value()
@@ -101,13 +100,13 @@ async def test_no_secret_reaches_logs_replies_metrics_or_redis(encrypted, redis,
             await bot.reply("new")
             metrics = (await bot.http.get("/metrics")).text
 
-        keys = KeyStore(redis, settings.albert_api_key, settings.secret_box)
-        ai = InferenceService(albert.url, keys.current, model="albert-small", policy=RetryPolicy(attempts=2))
-        rotated, _ = await rotate(Inference(ai, keys), expires_in_days=30)
-        job, service = make_digest_job(settings, redis, ds, bot.runtime.app.client, ai)
+        joint = joined(KeyStore(redis, settings.albert_api_key, settings.secret_box), albert.url, "albert-small",
+                       RetryPolicy(attempts=2))
+        rotated = (await rotate(joint, expires_in_days=30)).new
+        job, service = make_digest_job(settings, redis, ds, bot.runtime.app.client, joint.service)
         await job.run(dt.date(2026, 1, 5))
         await service.aclose()
-        await ai.aclose()
+        await joint.service.aclose()
 
     secrets = {
         "slack bot token": settings.slack_bot_token.get_secret_value(),

@@ -1,14 +1,18 @@
 """Which inference key the bot uses: the one it rotated to (kept in Redis), else the operator's
 bootstrap key (`ALBERT_API_KEY`), which the bot never stores and never revokes.
 
-A rotated key the service refuses (revoked by hand, or expired) is forgotten at once, so the bot
-falls back to the bootstrap key instead of failing every call until someone edits Redis."""
+A rotated key the service refuses (revoked by hand, or expired) is forgotten, so the bot falls
+back to the bootstrap key instead of failing every call until someone edits Redis — but only when
+the bootstrap key is still accepted: when both are refused, the account itself is (it expired),
+and the rotated key will be good again with it. A forgotten key's id is kept, so the next rotation
+revokes it should it still exist."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -24,6 +28,10 @@ from clients.storage import DROP_IF_SAME, as_text, degraded
 log = logging.getLogger(__name__)
 
 ACTIVE = key("albert", "active-key")
+FORGOTTEN = key("albert", "forgotten-keys")
+
+#: Whether the service accepts a key (asked before the bot's rotated key is given up).
+KeyProbe = Callable[[SecretStr], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class KeyStore:
         self._redis = redis
         self.bootstrap = bootstrap
         self._box = box or SecretBox()
+        self.probe: KeyProbe | None = None  # set by whoever holds the service (it is built with this store)
 
     async def active(self) -> ActiveKey | None:
         try:
@@ -59,7 +68,12 @@ class KeyStore:
             active = _read(raw, self._box)
             if raw is None or active is None or active.secret.get_secret_value() != secret.get_secret_value():
                 return False
-            await self._redis.eval(DROP_IF_SAME, 1, ACTIVE, raw)
+            if self.bootstrap is not None and self.probe is not None and not await self.probe(self.bootstrap):
+                log.error("the inference service refuses the bot's key %s and ALBERT_API_KEY alike: the account itself "
+                          "is refused (expired?); ask the service's administrators. The bot's key is kept.", active.name)
+                return False
+            if await self._redis.eval(DROP_IF_SAME, 1, ACTIVE, raw):
+                await self._redis.sadd(FORGOTTEN, str(active.id))
         except RedisError as error:
             degraded("inference key", error)
             return False
@@ -74,6 +88,13 @@ class KeyStore:
         if self.bootstrap is None:
             raise KeyRejected("no inference key: set ALBERT_API_KEY")
         return self.bootstrap
+
+    async def forgotten(self) -> list[str]:
+        """Ids of rotated keys the bot gave up on, and did not revoke."""
+        return sorted(str(as_text(member)) for member in await self._redis.smembers(FORGOTTEN))
+
+    async def revoked(self, key_id: str) -> None:
+        await self._redis.srem(FORGOTTEN, key_id)
 
     async def activate(self, new: ApiKey) -> ActiveKey | None:
         """Makes `new` the bot's key; returns the key it replaces (the bot's own, never the bootstrap)."""

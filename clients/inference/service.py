@@ -150,6 +150,16 @@ class InferenceService:
                 continue  # an entry of a shape we do not know names no model we could use
         return found
 
+    async def key_works(self, key: SecretStr) -> bool:
+        """False only when the service refuses `key` itself (anything else says nothing of the key)."""
+        try:
+            await self.models(key=key)
+        except KeyRejected:
+            return False
+        except InferenceError:
+            return True
+        return True
+
     # --- keys -------------------------------------------------------------------------------
     async def create_key(self, name: str, expires: int | None) -> ApiKey:
         """The new key with its full secret (shown once). Not retried unless it never left.
@@ -183,6 +193,8 @@ class InferenceService:
             keys += page
             total = body.get("total") if isinstance(body, dict) else None
             if len(page) < limit or (total is not None and len(keys) >= total):
+                if not keys:  # a user's key always lists itself; only the master key sees nothing (0.1.x: 200 empty)
+                    raise NotAUserKey("the key routes list no key at all, not even the one asking")
                 return keys
 
     async def get_key(self, key_id: int | str) -> ApiKey:
@@ -239,7 +251,20 @@ class InferenceService:
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             raise InferenceUnreachable(f"{self._base}: {type(error).__name__}") from None
         except httpx.TransportError as error:
-            raise InferenceUnavailable(type(error).__name__) from None
+            raise InferenceUnavailable(str(error) or type(error).__name__) from None
+
+
+def _reason(line: str) -> str:
+    """The words of a line the gateway wrote instead of a chunk (`{"detail": …}`, `{"error": {"message": …}}`)."""
+    try:
+        body = json.loads(line)
+    except (ValueError, RecursionError):
+        return line[:120]
+    if not isinstance(body, dict):
+        return line[:120]
+    error = body.get("error")
+    found = body.get("detail") or (error.get("message") if isinstance(error, dict) else None)
+    return found[:200] if isinstance(found, str) else line[:120]
 
 
 async def _read_stream(response: httpx.Response) -> list[str]:
@@ -256,10 +281,10 @@ async def _read_stream(response: httpx.Response) -> list[str]:
                 event = line[6:].strip()
                 continue
             if not line.startswith("data:"):  # a bare {"detail": …} after some chunks: the upstream broke
-                raise StreamInterrupted(f"stream broken: {line[:120]}")
+                raise StreamInterrupted(f"the gateway cut the answer: {_reason(line)}")
             data = line[5:].strip()
             if event == "error":
-                raise StreamInterrupted(f"stream error event: {data[:120]}")
+                raise StreamInterrupted(f"the gateway cut the answer: {_reason(data)}")
             if data == "[DONE]":
                 done = True
                 break

@@ -44,6 +44,7 @@ class FakeAlbert:
     max_expiry_days: int | None = None  # the server's maximum key lifetime, when set
     models: dict[str, list[str]] = field(default_factory=lambda: {MODEL: ["openweight-small"], "albert-large": []})
     unlimited_models: set[str] = field(default_factory=set)  # listed, but the keys' role has no limit for them
+    account_expired: bool = False  # the account behind the keys expired: every key of it is refused
     url: str = ""
     _next_id: int = 1
 
@@ -75,9 +76,11 @@ class FakeAlbert:
         if not secret:
             return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
         if secret == MASTER:
-            if path == self.route or path.startswith(self.route + "/"):
+            if self.generation == 0 and path == self.route and request.method == "GET":
+                return JSONResponse({"object": "list", "data": []})  # the 0.1.x gateway lists nothing for it
+            if path == self.route or path.startswith(self.route + "/") or path == "/users/me":
                 return JSONResponse({"detail": "User not found."}, status_code=404)
-        elif not self.live(secret):
+        elif not self.live(secret) or self.account_expired:
             return JSONResponse({"detail": "Invalid API key."}, status_code=403 if self.generation < 3 else 401)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -112,6 +115,9 @@ class FakeAlbert:
             return JSONResponse({"detail": "ConnectError"}, status_code=500)
         if fault == "504busy":
             return JSONResponse({"detail": "Request timed out, model is too busy."}, status_code=504)
+        if fault == "502html":  # the provider's own error page, which the gateway passes on as `detail`
+            return JSONResponse({"detail": "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+                                           "<p>upstream vllm-1</p></body></html>"}, status_code=502)
         if fault == "504html":
             return Response("<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center>"
                             "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
