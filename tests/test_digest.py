@@ -175,7 +175,7 @@ async def test_one_digest_each_day_across_a_daylight_saving_change(jobs, ds: Fak
 async def test_bot_not_in_the_channel_gets_a_clear_log_line_with_a_fix(jobs, ds: FakeDS, slack: FakeSlack, caplog):
     ds.add_demarche(101, "Un", dossiers=5)
     slack.channels[CHANNEL] = {"private": False, "member": False}
-    slack.scopes.discard("chat:write.public")
+    slack.scopes -= {"chat:write.public", "channels:join"}  # it can neither post there unasked nor join
     with caplog.at_level(logging.ERROR):
         assert await jobs().run(dt.date(2026, 1, 5)) is Outcome.PAUSED  # not retried all day: the channel refuses it
     assert f"the operator's digest cannot go to {CHANNEL}: Slack said not_in_channel (invite the bot" in caplog.text

@@ -283,8 +283,8 @@ async def test_help_and_list_need_nobodys_profile(digest_bot: Bot, slack: FakeSl
 
 @pytest.mark.parametrize(("channel", "reason"), [
     ({"private": False, "member": True, "archived": True}, "the channel is archived"),
-    ({"private": False, "member": True, "deleted": True}, "the channel no longer exists"),
-    ({"private": True, "member": False}, "the channel no longer exists, or I can no longer see it"),  # the bot was removed
+    ({"private": False, "member": True, "deleted": True}, "I cannot see the channel (it is private and I am not in it, or it was deleted)"),
+    ({"private": True, "member": False}, "I cannot see the channel (it is private and I am not in it"),  # the bot was removed
 ])
 async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_set_it_up_once(
         digest_bot: Bot, ds: FakeDS, slack: FakeSlack, albert, channel, reason):
