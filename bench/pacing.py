@@ -32,8 +32,8 @@ from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
-from handlers.digest_chart import by_state, render
-from handlers.digest_messages import sparkline
+from handlers.digest.chart import by_state, render
+from handlers.digest.messages import sparkline
 from tests.fakes.ds import TOKEN
 
 LIMIT = 400

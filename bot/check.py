@@ -17,21 +17,17 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import advice
 from bot.config import WHAT, Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
 from bot.tables import clean
-from bot.wiring import configure_slack_client
+from bot.wiring import dossier_service, room_service, slack_client
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
-from clients.dossiers.rate_limit import RateLimiter
-from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError
 from clients.rooms.errors import RoomServiceError
-from clients.rooms.service import RoomService
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
 log = logging.getLogger(__name__)
@@ -126,8 +122,7 @@ async def _slack(settings: Settings) -> Result:
     needed = ("slack_bot_token",) if settings.socket_mode else ("slack_bot_token", "slack_signing_secret")
     if settings.missing(*needed):
         return Result("Slack", False, _unset(settings, *needed))
-    assert settings.slack_bot_token is not None
-    client = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
+    client = slack_client(settings)
     try:
         answer = await client.auth_test()
     except Exception as error:  # SlackApiError, or the HTTP client's own connection errors
@@ -149,8 +144,7 @@ async def _rooms(settings: Settings, as_email: str | None) -> Result:
     needed = ("meet_api_url", "meet_client_id", "meet_client_secret")
     if settings.missing(*needed):
         return Result("room service", False, _unset(settings, *needed))
-    assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
-    rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+    rooms = room_service(settings)
     try:
         await rooms.check_credentials()
         if not as_email:
@@ -189,7 +183,7 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
     numbers = set(settings.digest_demarches)
     for subscription in await Subscriptions(redis).all():
         numbers |= set(subscription.demarches)
-    service = DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=RateLimiter(settings.ds_requests_per_minute))
+    service = dossier_service(settings, redis)  # its requests count in the token's shared allowance
     problems = []
     try:
         if not numbers:  # no démarche to read: number 0 exists nowhere, and only a valid token hears so

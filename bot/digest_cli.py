@@ -16,14 +16,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.digest import Digest, digest_job
 from bot.redis_server import open_redis
 from bot.tables import clean, print_table
-from bot.wiring import configure_slack_client
+from bot.wiring import configure_slack_client, digest_job
 from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.service import STATES
-from handlers.digest_messages import sparkline
-from handlers.digest_post import DigestNotPosted
+from handlers.digest.job import Digest
+from handlers.digest.messages import sparkline
+from handlers.digest.post import DigestNotPosted
 from handlers.i18n import text
 
 

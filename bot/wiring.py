@@ -1,4 +1,8 @@
-"""Builds the Slack app and the clients it talks through, and closes them in order."""
+"""Builds the Slack app and the clients it talks through, and closes them in order.
+
+Every command builds its clients here — `serve`, `check`, `shell`, `digest`, `keys` — so a client
+is configured one way (its URL, credentials, retry policy, shared rate limit) wherever it is used.
+"""
 
 from __future__ import annotations
 
@@ -17,12 +21,18 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.digest import DigestJob, digest_job
+from bot.inference import inference
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
+from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
+from clients.dossiers.counts import DossierCounter
+from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
 from clients.json_cache import JsonCache
 from clients.once import Once
 from clients.redis_keys import application_tag
+from clients.redis_keys import digest as hashed
 from clients.rooms.directory import RoomDirectory
 from clients.rooms.levels import RoomLevels
 from clients.rooms.recent import RecentRooms
@@ -30,6 +40,7 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from handlers.digest.job import DigestConfig, DigestJob
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
@@ -92,14 +103,50 @@ def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncW
     return client
 
 
+def slack_client(settings: Settings) -> AsyncWebClient:
+    assert settings.slack_bot_token is not None
+    return configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)
+
+
+def room_service(settings: Settings) -> RoomService:
+    assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
+    return RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+
+
+def dossier_service(settings: Settings, redis: aioredis.Redis) -> DossierService:
+    """One allowance per token, shared by every process through Redis (named by a hash of the token)."""
+    assert settings.ds_api_token is not None
+    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(settings.ds_api_token.get_secret_value(), 16))
+    return DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=limiter)
+
+
+def digest_config(settings: Settings) -> DigestConfig:
+    return DigestConfig(language=settings.default_language, zone=settings.zone, at=settings.digest_time,
+                        channel=settings.digest_channel, demarches=tuple(settings.digest_demarches),
+                        allowed=settings.allowed_demarches, max_per_person=settings.digest_max_per_person)
+
+
+@contextlib.asynccontextmanager
+async def digest_job(
+    settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None, *, with_ai: bool = True
+) -> AsyncIterator[DigestJob]:
+    settings.require("ds_api_token", to="to read the dossier service")
+    service = dossier_service(settings, redis)
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(service.aclose)
+        ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
+        access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
+        yield DigestJob(digest_config(settings), DigestStore(redis), DossierCounter(service, redis), slack, access,
+                        ai.service if ai else None)
+
+
 @contextlib.asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Runtime]:
     """Redis (embedded when no URL is set), the room service client, the digest job (with a
     dossier-service token) and the app, closed on exit."""
     settings.require_for_serve()
-    assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
     async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
-        rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+        rooms = room_service(settings)
         stack.push_async_callback(rooms.aclose)
         digests = await stack.enter_async_context(digest_job(settings, redis, None)) if settings.ds_api_token else None
         runtime = build_app(settings, redis, rooms, digests=digests)

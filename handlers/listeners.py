@@ -2,25 +2,23 @@
 
 from slack_bolt.async_app import AsyncApp
 
-from handlers import (
-    digest_command,
-    home,
-    new_room,
-    request_ids,
-    room_actions,
-    room_command,
-    share,
-    unfurl,
-)
+from handlers import request_ids
+from handlers.digest import command as digest_command
+from handlers.home import tab as home_tab
+from handlers.new_room import listeners as new_room
+from handlers.previews import rooms as room_previews
+from handlers.rooms import buttons as room_buttons
+from handlers.rooms import command as room_command
 from handlers.services import Services
+from handlers.sharing import buttons as sharing_buttons
 
 
 def register_listeners(app: AsyncApp, services: Services) -> None:
     request_ids.register(app)  # first: every later log line of the request carries its id
     room_command.register(app, services)
-    room_actions.register(app, services)
-    share.register(app, services)
-    home.register(app, services)
+    room_buttons.register(app, services)
+    sharing_buttons.register(app, services)
+    home_tab.register(app, services)
     new_room.register(app, services)
-    unfurl.register(app, services)
+    room_previews.register(app, services)
     digest_command.register(app, services)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from clients.json_cache import JsonCache
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
+from handlers.digest.job import DigestJob
 
 
 @dataclass(frozen=True)
@@ -19,8 +19,4 @@ class Services:
     # Where people sign in to the room service, and where links point when the service gives none.
     room_site: str
     # the digest job, when a dossier-service token is configured
-    digests: Digests | None = None
-
-
-if TYPE_CHECKING:  # the protocol is declared beside the listener that uses it
-    from handlers.digest_command import Digests
+    digests: DigestJob | None = None

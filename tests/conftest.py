@@ -188,18 +188,20 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     client, to close)."""
     from pydantic import SecretStr
 
-    from bot.digest import DigestJob
+    from bot.wiring import digest_config
     from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
     from clients.dossiers.counts import DossierCounter
     from clients.dossiers.digest_store import DigestStore
     from clients.dossiers.rate_limit import RateLimiter
     from clients.dossiers.service import DossierService
     from clients.json_cache import JsonCache
+    from handlers.digest.job import DigestJob
 
     limiter = RateLimiter(1_000_000, redis=redis, name="test-token") if shared_limiter else RateLimiter(1_000_000)
     service = DossierService(ds.url, SecretStr(ds.token), limiter=limiter, policy=instant_policy())
     access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
-    job = DigestJob(settings, DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack, access, inference)
+    job = DigestJob(digest_config(settings), DigestStore(redis), DossierCounter(service, redis, now=lambda: ds.now), slack, access,
+                    inference)
     return job, service
 
 

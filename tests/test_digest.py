@@ -9,6 +9,7 @@ import logging
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,15 +18,16 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.digest import DigestJob, Outcome
-from bot.scheduler import due_at, due_day, run_daily
+from bot.scheduler import run_daily
 from bot.wiring import configure_slack_client
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore
 from clients.dossiers.service import DossierService
 from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
-from handlers.digest_messages import (
+from handlers.digest.hours import due_at, due_day
+from handlers.digest.job import DigestJob, Outcome
+from handlers.digest.messages import (
     DigestFailure,
     DigestLine,
     digest_messages,
@@ -288,9 +290,9 @@ async def test_digest_goes_out_without_the_ai_line_when_the_service_fails(jobs, 
 
 async def test_digest_goes_out_without_the_ai_line_after_the_time_limit(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service,
                                                                         monkeypatch):
-    import handlers.digest_summary
+    import handlers.digest.summary
 
-    monkeypatch.setattr(handlers.digest_summary, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(handlers.digest.summary, "TIME_LIMIT", 0.2)
     ds.add_demarche(101, "Un", dossiers=3)
     ds.add_demarche(102, "Deux", dossiers=3)
     albert.delay = 2.0
@@ -307,7 +309,7 @@ async def many_demarches_job(jobs, ds: FakeDS, redis, count: int = 48, lease: fl
     for index in range(count):
         ds.add_demarche(1000 + index, f"D{index}", dossiers=1, seed=index)
     job = jobs()
-    job.settings = job.settings.model_copy(update={"digest_demarches": [1000 + i for i in range(count)]})
+    job.config = replace(job.config, demarches=tuple(1000 + i for i in range(count)))
     job.store = DigestStore(redis, lease=lease)
     return job
 
@@ -469,7 +471,7 @@ def _series(known_days: int) -> dict[str, list[int | None]]:
 
 @pytest.mark.parametrize(("known_days", "title"), [(14, "Dossiers by state, last 14 days"), (3, "Dossiers by state since 21 November")])
 def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_counted(known_days, title):
-    from handlers.digest_chart import alt_text, figure, render
+    from handlers.digest.chart import alt_text, figure, render
 
     drawn = figure("en", dt.date(2026, 11, 23), _series(known_days))
     drawn.canvas.draw()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -13,7 +14,6 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.digest import DigestJob
 from bot.scheduler import run_subscriptions
 from bot.server import create_web_app
 from bot.wiring import build_app, configure_slack_client
@@ -22,6 +22,7 @@ from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from clients.rooms.service import RoomService
+from handlers.digest.job import DigestJob
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
@@ -91,8 +92,7 @@ async def test_refusals_are_clear(digest_bot: Bot, ds: FakeDS, slack: FakeSlack)
     assert "I don't know `frobnicate`" in await digest(digest_bot, "frobnicate")
     slack.channels["G0SECRET"] = {"private": True, "member": False}
     assert "invite me first with `/invite @roombot`" in await digest(digest_bot, "subscribe 101", channel="G0SECRET")
-    digest_bot.runtime.digests.settings = digest_bot.runtime.digests.settings.model_copy(
-        update={"digest_allowed_demarches": "102"})
+    digest_bot.runtime.digests.config = replace(digest_bot.runtime.digests.config, allowed=frozenset({102}))
     assert "may not be followed from Slack" in await digest(digest_bot, "subscribe 101")
     assert await Subscriptions(digest_bot.runtime.redis).all() == []
 
@@ -253,7 +253,7 @@ async def test_the_operators_digest_and_a_channels_own_in_the_same_channel_both_
     ds.add_demarche(101, "De l'exploitant", dossiers=5)
     ds.add_demarche(102, "Du canal", dossiers=5, admins=(ALICE,))
     job = digest_bot.runtime.digests
-    job.settings = job.settings.model_copy(update={"digest_channel": "C0OPS", "digest_demarches": [101]})
+    job.config = replace(job.config, channel="C0OPS", demarches=(101,))
     await digest(digest_bot, "subscribe 102", channel="C0OPS")
     day = dt.datetime.now(job.zone).date()
     assert "Today's digest is posted here" in await digest(digest_bot, "now", channel="C0OPS")  # the channel's own
@@ -266,7 +266,7 @@ async def test_a_persons_subscriptions_and_digests_on_demand_are_capped(digest_b
     for number in (101, 102, 103):
         ds.add_demarche(number, f"D{number}", dossiers=3, admins=(ALICE,))
     job = digest_bot.runtime.digests
-    job.settings = job.settings.model_copy(update={"digest_max_per_person": 2})
+    job.config = replace(job.config, max_per_person=2)
     said = await digest(digest_bot, "subscribe 101 102 103")
     assert "digest of n° 101, n° 102 every day" in said and "You already have 2 démarches followed" in said
     answers = [await digest(digest_bot, "now") for _ in range(3)]

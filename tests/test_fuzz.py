@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from handlers.i18n import catalog
-from handlers.room_command import Help, List, New, Show, parse
+from handlers.rooms.command import Help, List, New, Show, parse
 from tests.conftest import text_of
 from tests.fakes.meet import Fault
 from tests.slack_requests import view_submission_body

@@ -138,7 +138,7 @@ async def test_room_new_sends_to_the_people_and_the_channel_mentioned(bot, slack
 
 async def test_room_new_mentions_parse_without_changing_other_words():
     from clients.rooms.models import AccessLevel
-    from handlers.room_command import Help, New, parse
+    from handlers.rooms.command import Help, New, parse
 
     assert parse("new <@U0BOB|Bob Martin> trusted <#C0ABC|général>") == New(AccessLevel.TRUSTED, ("U0BOB",), "C0ABC")
     assert parse("new <@U0BOB> <@U0BOB>") == New(None, ("U0BOB",), None)

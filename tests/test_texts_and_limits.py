@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from clients.rooms.models import AccessLevel, Room, RoomPage, Telephony
-from handlers.home_messages import home_view
+from handlers.home.messages import home_view
 from handlers.i18n import LANGUAGES, catalog, language_for, text
-from handlers.room_messages import help_message, room_list_message, room_message
-from handlers.share_messages import DmTarget, dm_modal, dm_result, invitation
+from handlers.rooms.messages import help_message, room_list_message, room_message
+from handlers.sharing.messages import DmTarget, dm_modal, dm_result, invitation
 
 HANDLERS = Path(__file__).resolve().parents[1] / "handlers"
 
@@ -35,7 +35,7 @@ def test_every_catalog_says_what_english_says_with_the_same_placeholders(lang):
 
 def test_every_key_the_code_names_exists():
     named = set()
-    for source in HANDLERS.glob("*.py"):
+    for source in HANDLERS.rglob("*.py"):
         named |= set(re.findall(r'text\(\s*lang,\s*"([\w.]+)"', source.read_text()))
         named |= set(re.findall(r'"((?:usage|error)\.[\w.]+)"', source.read_text()))
     named |= {f"{prefix}.{level}" for prefix in ("level", "level_short", "level_guest") for level in ("public", "trusted", "restricted")}

@@ -10,8 +10,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import ACTION_OPEN
 from handlers.on_behalf import reply_for, who
-from handlers.room_command import List, Show, answer, page_number
-from handlers.room_messages import ACTION_LIST_PAGE, ACTION_SHOW
+from handlers.rooms.command import List, Show, answer, page_number
+from handlers.rooms.messages import ACTION_LIST_PAGE, ACTION_SHOW
 from handlers.services import Services
 
 

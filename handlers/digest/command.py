@@ -15,7 +15,6 @@ import datetime as dt
 import logging
 import re
 from dataclasses import dataclass, replace
-from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime
@@ -24,15 +23,15 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers.access import Membership
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
-from clients.dossiers.subscriptions import Subscription, Subscriptions
+from clients.dossiers.subscriptions import Subscription
 from handlers import refusals
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
-from handlers.digest_messages import numbers_text
-from handlers.digest_post import DigestNotPosted
+from handlers.digest.job import DigestJob
+from handlers.digest.messages import numbers_text
+from handlers.digest.post import DigestNotPosted
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
@@ -41,38 +40,6 @@ from handlers.usage import corrected
 log = logging.getLogger(__name__)
 
 _AT = re.compile(r"^\d{1,2}:\d{2}$")
-
-
-class Digests(Protocol):
-    """What `/digest` needs from the digest job (built in `bot`)."""
-
-    @property
-    def subscriptions(self) -> Subscriptions: ...
-
-    @property
-    def operators(self) -> Subscription | None: ...
-
-    @property
-    def default_time(self) -> dt.time: ...
-
-    @property
-    def zone(self) -> ZoneInfo: ...
-
-    @property
-    def allowed(self) -> frozenset[int] | None: ...
-
-    @property
-    def max_per_person(self) -> int: ...
-
-    async def membership(self, number: int) -> Membership: ...
-
-    async def run(self, day: dt.date, *, subscription: Subscription | None = None, force: bool = False) -> Outcome: ...
-
-    async def asked_by(self, day: dt.date, place: str, user: str | None = None) -> str | None: ...
-
-    async def asked_today(self, day: dt.date, user: str) -> int: ...
-
-    async def forget_unfollowed(self, demarches: set[int]) -> None: ...
 
 
 #: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
@@ -170,7 +137,7 @@ def register(app: AsyncApp, services: Services) -> None:
     app.command("/digest")(digest_command)
 
 
-def _help(lang: str, digests: Digests, request: Request) -> Message:
+def _help(lang: str, digests: DigestJob, request: Request) -> Message:
     usage = text(lang, "digest_cmd.help", time=digests.default_time.strftime("%H:%M"), zone=str(digests.zone))
     if request.problem is None:
         return plain(usage)
@@ -178,7 +145,7 @@ def _help(lang: str, digests: Digests, request: Request) -> Message:
     return plain(text(lang, key, **values) + "\n" + usage)
 
 
-async def _subscribe(client: AsyncWebClient, digests: Digests, where: Where, request: Request) -> Message:
+async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
     """Follows every démarche this person may have followed here; one answer says what was done and,
     for each word or number that was not, why. The channel hears of every change, and who made it."""
     lang = where.lang
@@ -228,7 +195,7 @@ async def _subscribe(client: AsyncWebClient, digests: Digests, where: Where, req
     return plain("\n".join([done, *refused]))
 
 
-async def _why_not(digests: Digests, number: int, where: Where) -> str | None:
+async def _why_not(digests: DigestJob, number: int, where: Where) -> str | None:
     """Why this person may not have démarche `number` followed here, or None when they may."""
     lang = where.lang
     if digests.allowed is not None and number not in digests.allowed:
@@ -246,7 +213,7 @@ async def _why_not(digests: Digests, number: int, where: Where) -> str | None:
     return None
 
 
-async def _may_change(digests: Digests, subscription: Subscription, number: int, where: Where) -> bool:
+async def _may_change(digests: DigestJob, subscription: Subscription, number: int, where: Where) -> bool:
     """Whoever set the démarche up here, or one of its administrators or instructeurs."""
     if subscription.set_up_by(number) == where.user:
         return True
@@ -256,12 +223,12 @@ async def _may_change(digests: Digests, subscription: Subscription, number: int,
         return False
 
 
-async def _not_theirs(digests: Digests, subscription: Subscription, where: Where) -> tuple[int, ...]:
+async def _not_theirs(digests: DigestJob, subscription: Subscription, where: Where) -> tuple[int, ...]:
     """The démarches this channel follows that this person may not change (so not their hour either)."""
     return tuple([n for n in subscription.demarches if not await _may_change(digests, subscription, n, where)])
 
 
-async def _unsubscribe(client: AsyncWebClient, digests: Digests, where: Where, request: Request) -> Message:
+async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
     lang = where.lang
     current = await digests.subscriptions.get(where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
@@ -302,7 +269,7 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
         log.warning("could not announce a digest change in its channel: %s", error.response.get("error"))
 
 
-async def _list(digests: Digests, channel: str, lang: str) -> Message:
+async def _list(digests: DigestJob, channel: str, lang: str) -> Message:
     lines = []
     mine = await digests.subscriptions.get(channel)
     if mine is not None:
@@ -319,7 +286,7 @@ async def _list(digests: Digests, channel: str, lang: str) -> Message:
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
-async def _now(digests: Digests, where: Where, force: bool, respond: AsyncRespond) -> Message:
+async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
     lang = where.lang
     subscription = await digests.subscriptions.get(where.channel)
     operators = digests.operators

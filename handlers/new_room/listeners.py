@@ -24,14 +24,14 @@ from clients.rooms.models import AccessLevel, Room
 from handlers import refusals
 from handlers.blocks import Message, mrkdwn, plain
 from handlers.dedupe import first_delivery
-from handlers.home_messages import HOME_NEW_ROOM_OPTIONS
+from handlers.home.messages import HOME_NEW_ROOM_OPTIONS
 from handlers.i18n import Mrkdwn, text
-from handlers.new_room_messages import NEW_ROOM_MODAL, Choice, field_errors, new_room_modal, read_choice
+from handlers.new_room.messages import NEW_ROOM_MODAL, Choice, field_errors, new_room_modal, read_choice
 from handlers.on_behalf import Asker, reply_for, run_for, who
-from handlers.room_messages import room_link, room_message
+from handlers.rooms.messages import room_link, room_message
 from handlers.services import Services
-from handlers.share import ALREADY, channel_of, language_quickly, post_invitation, send_invitations
-from handlers.share_messages import dm_result
+from handlers.sharing.buttons import ALREADY, channel_of, language_quickly, post_invitation, send_invitations
+from handlers.sharing.messages import dm_result
 
 log = logging.getLogger(__name__)
 

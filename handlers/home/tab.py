@@ -12,10 +12,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
-from handlers.home_messages import HOME_NEW_ROOM, home_view
+from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who
-from handlers.room_messages import room_message
+from handlers.rooms.messages import room_message
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

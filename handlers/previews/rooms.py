@@ -24,8 +24,8 @@ from handlers.blocks import join_button, mrkdwn
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
-from handlers.room_messages import room_details
-from handlers.room_refs import read_room_ref
+from handlers.rooms.messages import room_details
+from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

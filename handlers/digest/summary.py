@@ -12,7 +12,7 @@ import logging
 
 from clients.inference.errors import InferenceError, KeyRejected, ModelForbidden, ModelNotFound
 from clients.inference.service import InferenceService
-from handlers.digest_messages import DigestLine
+from handlers.digest.messages import DigestLine
 from handlers.i18n import text
 
 log = logging.getLogger(__name__)

@@ -7,42 +7,34 @@ one digest goes out per day, each part once, even when a run is retried after a 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
-import redis.asyncio as aioredis
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import advice
-from bot.config import Settings
-from bot.inference import inference
-from bot.scheduler import due_day
-from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess, Membership
+from clients.dossiers.access import DemarcheAccess, Membership
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
-from clients.dossiers.rate_limit import URGENT, RateLimiter
-from clients.dossiers.service import DossierService
+from clients.dossiers.rate_limit import URGENT
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
-from clients.json_cache import JsonCache
-from clients.redis_keys import digest as hashed
 from handlers import refusals
 from handlers.blocks import plain
-from handlers.digest_chart import alt_text, by_state, render
-from handlers.digest_messages import (
+from handlers.digest.chart import alt_text, by_state, render
+from handlers.digest.hours import due_day
+from handlers.digest.messages import (
     DigestFailure,
     DigestLine,
     digest_messages,
     numbers_text,
 )
-from handlers.digest_post import HINTS, DigestNotPosted, post_parts
-from handlers.digest_summary import summary_line
+from handlers.digest.post import HINTS, DigestNotPosted, post_parts
+from handlers.digest.summary import summary_line
 from handlers.i18n import Mrkdwn, text
 
 log = logging.getLogger(__name__)
@@ -57,9 +49,22 @@ class Digest:
     failures: list[DigestFailure]
 
 
+@dataclass(frozen=True)
+class DigestConfig:
+    """What the operator set for digests (bot.config reads it from the environment)."""
+
+    language: str  # DEFAULT_LANGUAGE: the digests' own
+    zone: ZoneInfo  # DIGEST_TIMEZONE
+    at: dt.time  # DIGEST_TIME: the operator's digest, and the default hour of /digest subscribe
+    channel: str | None = None  # DIGEST_CHANNEL
+    demarches: tuple[int, ...] = ()  # DIGEST_DEMARCHES
+    allowed: frozenset[int] | None = None  # DIGEST_ALLOWED_DEMARCHES; None: any the token can read
+    max_per_person: int = 10  # DIGEST_MAX_PER_PERSON
+
+
 @dataclass
 class DigestJob:
-    settings: Settings
+    config: DigestConfig
     store: DigestStore
     counter: DossierCounter
     slack: AsyncWebClient | None
@@ -87,12 +92,13 @@ class DigestJob:
                                                        fresh=fresh)
                 except DossierServiceError as error:
                     level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
-                    log.log(level, "démarche %s not counted: %s", number, advice.dossiers(error, self.settings))
+                    log.log(level, "démarche %s not counted: %s (%s)", number, text("en", f"digest.reason.{error.reason}"),
+                            error.detail)
                     return DigestFailure(number, error.reason)
                 history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
                 return DigestLine(counts, previous, history, reused)
 
-        numbers = self.settings.digest_demarches if demarches is None else demarches
+        numbers = self.config.demarches if demarches is None else demarches
         results = await asyncio.gather(*(one(number) for number in numbers))
         return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
 
@@ -115,7 +121,7 @@ class DigestJob:
             return None
         days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in digest.lines]
         series = by_state(days)
-        lang = self.settings.default_language
+        lang = self.config.language
         # drawing takes a CPU-bound moment: off the event loop that acks Slack's requests
         return await asyncio.to_thread(render, lang, day, series), alt_text(lang, day, series)
 
@@ -131,7 +137,7 @@ class DigestJob:
                 return
             png, alt = chart
             await self.slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
-                                             title=text(self.settings.default_language, "chart.title"), alt_txt=alt)
+                                             title=text(self.config.language, "chart.title"), alt_txt=alt)
         except SlackApiError as error:
             log.warning("digest chart not posted to %s: Slack said %s; the text trend stays", channel, error.response.get("error"))
             return
@@ -144,7 +150,7 @@ class DigestJob:
         """The AI line, when the inference service is configured and answers in time."""
         if self.inference is None:
             return None
-        return await summary_line(self.inference, self.settings.default_language, digest.lines)
+        return await summary_line(self.inference, self.config.language, digest.lines)
 
     @property
     def subscriptions(self) -> Subscriptions:
@@ -152,19 +158,19 @@ class DigestJob:
 
     @property
     def default_time(self) -> dt.time:
-        return self.settings.digest_time
+        return self.config.at
 
     @property
     def zone(self) -> ZoneInfo:
-        return self.settings.zone
+        return self.config.zone
 
     @property
     def allowed(self) -> frozenset[int] | None:
-        return self.settings.allowed_demarches
+        return self.config.allowed
 
     @property
     def max_per_person(self) -> int:
-        return self.settings.digest_max_per_person
+        return self.config.max_per_person
 
     async def membership(self, number: int) -> Membership:
         """Who may follow the démarche; raises the service's refusal (unknown, not readable, down)."""
@@ -179,7 +185,7 @@ class DigestJob:
 
     async def forget_unfollowed(self, demarches: set[int]) -> None:
         """What the bot keeps of démarches nobody follows any more goes at once."""
-        operators = set(self.settings.digest_demarches)
+        operators = set(self.config.demarches)
         for number in demarches - operators:
             if not await self.subscriptions.followed_anywhere(number):
                 await self.counter.forget(number)
@@ -199,11 +205,10 @@ class DigestJob:
     @property
     def operators(self) -> Subscription | None:
         """The operator's own subscription (DIGEST_CHANNEL, DIGEST_DEMARCHES, DIGEST_TIME)."""
-        settings = self.settings
-        if not (settings.digest_channel and settings.digest_demarches):
+        config = self.config
+        if not (config.channel and config.demarches):
             return None
-        return Subscription(settings.digest_channel, tuple(Followed(n) for n in settings.digest_demarches),
-                            settings.digest_time, operator=True)
+        return Subscription(config.channel, tuple(Followed(n) for n in config.demarches), config.at, operator=True)
 
     async def run(
         self,
@@ -234,7 +239,7 @@ class DigestJob:
                 digest = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force)
             finally:
                 URGENT.reset(urgent)
-            lang = self.settings.default_language
+            lang = self.config.language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
             run = await self.store.forced_run(day, place) if force else "daily"
             try:
@@ -286,7 +291,7 @@ class DigestJob:
     async def _refused(self, day: dt.date, sub: Subscription, code: str) -> Outcome:
         """The channel refuses for good: a channel's subscription is paused and whoever set it up is
         told once; the operator's is left until tomorrow, with one error line."""
-        lang = self.settings.default_language
+        lang = self.config.language
         if sub.operator:
             if await self.store.note_refused(day, sub.place, code):
                 log.error("the operator's digest cannot go to %s: Slack said %s (%s); fix DIGEST_CHANNEL or the channel, "
@@ -306,19 +311,3 @@ class DigestJob:
             except SlackApiError as error:
                 log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
         return Outcome.PAUSED
-
-
-@contextlib.asynccontextmanager
-async def digest_job(
-    settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None, *, with_ai: bool = True
-) -> AsyncIterator[DigestJob]:
-    settings.require("ds_api_token", to="to read the dossier service")
-    assert settings.ds_api_token is not None
-    # one allowance per token, shared by every process through Redis (named by a hash of the token)
-    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(settings.ds_api_token.get_secret_value(), 16))
-    service = DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=limiter)
-    async with contextlib.AsyncExitStack() as stack:
-        stack.push_async_callback(service.aclose)
-        ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
-        access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
-        yield DigestJob(settings, DigestStore(redis), DossierCounter(service, redis), slack, access, ai.service if ai else None)

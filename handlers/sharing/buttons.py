@@ -21,9 +21,9 @@ from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
 from handlers.refusals import CHANNEL_REFUSALS
-from handlers.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
+from handlers.rooms.messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
 from handlers.services import Services
-from handlers.share_messages import (
+from handlers.sharing.messages import (
     DM_MODAL,
     MAX_PEOPLE,
     NOTE_ACTION,

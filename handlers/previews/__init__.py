@@ -1,0 +1,1 @@
+"""Link previews of what people paste in a conversation."""

@@ -1,0 +1,1 @@
+"""Sharing a room: into a conversation, or by direct message to chosen people."""
