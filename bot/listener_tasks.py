@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 class ListenerTasks(AsyncListenerStartHandler):
     def __init__(self) -> None:
-        self._running: set[asyncio.Task] = set()
+        self._running: set[asyncio.Task[object]] = set()
 
     async def handle(self, request: AsyncBoltRequest, response: BoltResponse | None) -> None:
         task = asyncio.current_task()

@@ -186,8 +186,8 @@ def connect_sentinel(sentinels: list[tuple[str, int]], master: str, url: str | N
     """A client for the primary that the Sentinels name; after a failover the next command
     asks them again. `url`, when given, supplies the primary's password, user and db."""
     options: dict[str, Any] = {name: value for name, value in parse_url(url).items() if name not in {"host", "port", "path"}} if url else {}
-    sentinel = Sentinel(sentinels, sentinel_kwargs={"socket_timeout": 1.0, "socket_connect_timeout": 1.0})
-    return sentinel.master_for(
+    sentinel = Sentinel(sentinels, sentinel_kwargs={"socket_timeout": 1.0, "socket_connect_timeout": 1.0})  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+    return sentinel.master_for(  # type: ignore[no-any-return]  # typed Any by redis-py
         master, connection_pool_class=_BlockingSentinelPool, max_connections=POOL_SIZE, timeout=POOL_WAIT,
         retry=_retry(6), **_CONNECTION, **options,
     )

@@ -92,14 +92,14 @@ async def serve(settings: Settings) -> None:
         socket_mode = None
         if settings.slack_app_token is not None:
             socket_mode = AsyncSocketModeHandler(runtime.app, settings.slack_app_token.get_secret_value())
-            await socket_mode.connect_async()
+            await socket_mode.connect_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             log.info("connected to Slack in Socket Mode")
         try:
             await server.serve()
         finally:
             stop.set()
             if socket_mode is not None:
-                await socket_mode.close_async()
+                await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             await runtime.tasks.drain(DRAIN_SECONDS)
             for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()

@@ -103,7 +103,7 @@ class RetryPolicy:
 
     def backoff(self, attempt: int) -> float:
         """Exponential backoff with full jitter (AWS architecture blog's 'full jitter')."""
-        return self.jitter() * min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return float(self.jitter() * min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
 
 
 def daily_quota_exhausted(response: httpx.Response) -> bool:

@@ -9,13 +9,15 @@ their own claims, on what they do.
 
 from __future__ import annotations
 
+from typing import Any
+
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery
 COMMAND_WINDOW = 600  # a signature is accepted 5 minutes either side of its timestamp
 
 
-async def first_delivery(services: Services, body: dict) -> bool:
+async def first_delivery(services: Services, body: dict[str, Any]) -> bool:
     """Whether this event or command acts (False: a re-delivery or replay, to drop).
 
     Called by each command and event listener after the ack, not as middleware before it: under

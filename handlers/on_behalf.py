@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
@@ -34,7 +35,7 @@ class Asker:
     on_home: bool = False  # answers point to the Home tab's controls rather than to commands
 
 
-def who(body: dict) -> Asker:
+def who(body: dict[str, Any]) -> Asker:
     """The person behind an interaction payload."""
     return Asker(team_id=body["team"]["id"], user_id=body["user"]["id"])
 

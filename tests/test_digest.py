@@ -21,12 +21,12 @@ from bot.config import Settings
 from bot.scheduler import run_daily
 from bot.wiring import configure_slack_client
 from clients.dossiers.counts import DemarcheCounts
-from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.service import DossierService
 from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from handlers.digest.hours import due_at, due_day
-from handlers.digest.job import DigestJob, Outcome
+from handlers.digest.job import DigestJob
 from handlers.digest.messages import (
     DigestFailure,
     DigestLine,

@@ -10,9 +10,10 @@ import pytest
 from graphql import OperationDefinitionNode, build_schema, parse, validate
 from pydantic import SecretStr
 
+from clients.dossiers import errors
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.rate_limit import RateLimiter
-from clients.dossiers.service import QUERIES, DossierService, errors
+from clients.dossiers.service import QUERIES, DossierService
 from clients.retry import RetryPolicy
 from tests.conftest import DATA
 from tests.fakes.ds import FakeDS

@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -155,7 +156,7 @@ class DossierCounter:
     def _store(self, name: str, page: Page) -> Awaitable[object]:
         return self._store_page(keys=[name], args=[",".join(f"{node.number}:{node.state}" for node in page.nodes)])
 
-    async def _meta(self, demarche: int) -> dict | None:
+    async def _meta(self, demarche: int) -> dict[str, Any] | None:
         raw = await self._redis.get(_meta(demarche))
         return json.loads(raw) if raw else None
 
@@ -165,7 +166,7 @@ class _Overlapped:
     and in order; leaving the block waits for the last one (or cancels it on error)."""
 
     def __init__(self) -> None:
-        self._pending: asyncio.Future | None = None
+        self._pending: asyncio.Future[object] | None = None
 
     async def submit(self, write: Awaitable[object]) -> None:
         await self._flush()

@@ -15,6 +15,7 @@ import datetime as dt
 import logging
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime
@@ -104,7 +105,7 @@ class Where:
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def digest_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def digest_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         if not await first_delivery(services, command):
             return
@@ -312,7 +313,7 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
 
 async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Message | None:
     """A private conversation the bot is not in cannot get a digest (public ones can: chat:write.public)."""
-    conversation: dict | None
+    conversation: dict[str, Any] | None
     try:
         conversation = (await client.conversations_info(channel=channel)).get("channel") or {}
     except SlackApiError:  # channel_not_found: a private conversation the bot is not in

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
@@ -22,11 +23,11 @@ log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def home_opened(event: dict, body: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+    async def home_opened(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
         if event.get("tab") == "home" and await first_delivery(services, body):
             await publish_home(services, client, Asker(context.team_id or "", event["user"]))
 
-    async def new_room(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient) -> None:
+    async def new_room(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         chosen = str((action.get("selected_option") or {}).get("value", AccessLevel.TRUSTED))
         level = AccessLevel(chosen) if chosen in AccessLevel.__members__.values() else None

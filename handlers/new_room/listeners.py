@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.complete.async_complete import AsyncComplete
@@ -43,7 +44,7 @@ ANSWER_IN_MODAL = 1.2  # seconds the creation may take and still answer on the m
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def open_modal(ack: AsyncAck, body: dict, client: AsyncWebClient) -> None:
+    async def open_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         asker = who(body)
         lang = await language_quickly(services, client, asker)  # the trigger lives 3 s
@@ -52,7 +53,7 @@ def register(app: AsyncApp, services: Services) -> None:
         except SlackApiError as error:
             log.warning("views.open failed: %s", error.response.get("error"))
 
-    async def submitted(ack: AsyncAck, body: dict, view: dict, client: AsyncWebClient) -> None:
+    async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
         if not await services.once.claim_or_assume("view", str(view.get("id", ""))[:40], ttl=SUBMISSION_WINDOW):
             await ack()  # submitted again: the first submission makes the room
@@ -88,7 +89,7 @@ def register(app: AsyncApp, services: Services) -> None:
         lang, explained = await making
         await _deliver_new_room(services, client, asker, lang, rooms[0] if rooms else None, explained, choice)
 
-    async def from_message(ack: AsyncAck, body: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
+    async def from_message(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, respond: AsyncRespond) -> None:
         await ack()
         asker = who(body)
         channel = channel_of(body)
@@ -110,8 +111,8 @@ def register(app: AsyncApp, services: Services) -> None:
 
         await reply_for(services, client, respond, asker, name="from_message", work=work)
 
-    async def create_room_step(inputs: dict, complete: AsyncComplete, fail: AsyncFail, client: AsyncWebClient,
-                               body: dict) -> None:
+    async def create_room_step(inputs: dict[str, Any], complete: AsyncComplete, fail: AsyncFail, client: AsyncWebClient,
+                               body: dict[str, Any]) -> None:
         if not await first_delivery(services, body):
             return
         team = str(body.get("team_id") or (body.get("event") or {}).get("team_id") or "")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.errors import SlackApiError
@@ -36,7 +37,7 @@ MAX_LINKS = 5
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def link_shared(event: dict, body: dict, client: AsyncWebClient, context: AsyncBoltContext) -> None:
+    async def link_shared(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
         if not await first_delivery(services, body):
             return
         links = {link["url"]: ref for link in event.get("links", [])[:50] if (ref := read_room_ref(str(link.get("url", ""))))}
@@ -68,7 +69,7 @@ def register(app: AsyncApp, services: Services) -> None:
     app.event("link_shared")(link_shared)
 
 
-def preview(lang: str, url: str, room: Room | None, owner: str | None = None) -> dict:
+def preview(lang: str, url: str, room: Room | None, owner: str | None = None) -> dict[str, Any]:
     """What everyone in the conversation sees of a room link; with the room (theirs: their token
     could read it), its level is worded for the others, who will wait for `owner` to let them in."""
     join = join_button(lang, url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -16,13 +17,13 @@ from handlers.services import Services
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def show_room(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def show_room(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = Show(ref=action.get("value", ""), room_id=action.get("value", ""))
         await reply_for(services, client, respond, who(body), name="show",
                         work=lambda email, lang: answer(services, request, email, lang))
 
-    async def list_page(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def list_page(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = List(page_number(action.get("value", "")) or 1)
         await reply_for(services, client, respond, who(body), name="list", replace_original=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -43,7 +44,7 @@ class Show:
 @dataclass(frozen=True)
 class Help:
     problem: str | None = None  # catalog key explaining what was wrong with the text
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict[str, Any])
 
 
 Request = New | List | Show | Help
@@ -108,7 +109,7 @@ def parse_room_ref(raw: str) -> Show | Help:
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def room_command(ack: AsyncAck, command: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def room_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         if not await first_delivery(services, command):
             return

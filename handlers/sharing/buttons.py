@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -50,7 +51,8 @@ ALREADY = "already"
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def share_in_channel(ack: AsyncAck, body: dict, action: dict, respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def share_in_channel(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond,
+                               client: AsyncWebClient) -> None:
         await ack()
         user_id, channel = who(body).user_id, channel_of(body)
 
@@ -71,7 +73,8 @@ def register(app: AsyncApp, services: Services) -> None:
 
         await reply_for(services, client, respond, who(body), name="share_channel", work=work)
 
-    async def open_dm_modal(ack: AsyncAck, body: dict, action: dict, client: AsyncWebClient, respond: AsyncRespond) -> None:
+    async def open_dm_modal(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
+                            respond: AsyncRespond) -> None:
         await ack()
         asker = who(body)
         user_id = asker.user_id
@@ -87,7 +90,7 @@ def register(app: AsyncApp, services: Services) -> None:
             log.warning("views.open failed: %s", error.response.get("error"))
             await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
 
-    async def send_dms(ack: AsyncAck, body: dict, view: dict, client: AsyncWebClient) -> None:
+    async def send_dms(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         values = (view.get("state") or {}).get("values") or {}  # Slack's shape, unless forged
         people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
         note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
@@ -194,6 +197,6 @@ async def language_quickly(services: Services, client: AsyncWebClient, asker: As
     return language_of(profile, services.default_language)
 
 
-def channel_of(body: dict) -> str:
-    return (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
+def channel_of(body: dict[str, Any]) -> str:
+    return str((body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", ""))
 
