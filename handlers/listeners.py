@@ -5,7 +5,7 @@ from slack_bolt.async_app import AsyncApp
 from handlers import request_ids
 from handlers.digest import command as digest_command
 from handlers.home import tab as home_tab
-from handlers.new_room import listeners as new_room
+from handlers.new_room import from_message, modal, workflow_step
 from handlers.previews import rooms as room_previews
 from handlers.rooms import buttons as room_buttons
 from handlers.rooms import command as room_command
@@ -19,6 +19,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     room_buttons.register(app, services)
     sharing_buttons.register(app, services)
     home_tab.register(app, services)
-    new_room.register(app, services)
+    modal.register(app, services)
+    from_message.register(app, services)
+    workflow_step.register(app, services)
     room_previews.register(app, services)
     digest_command.register(app, services)

@@ -7,6 +7,7 @@ explanation of what went wrong. Nothing escapes: the next command works normally
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
 from handlers.failures import COMMANDS, explain
-from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, usable_email
+from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, profile_or_none, usable_email
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -113,3 +114,23 @@ async def respond_ok(respond: AsyncRespond, message: Message, **options: object)
         log.warning("response_url refused the reply: %s %s", response.status_code, response.body)
         return False
     return True
+
+
+#: How long a lookup made before an ack (or a views.open) may take: Slack allows 3 s for those.
+PRE_ACK_SECONDS = 1.0
+
+
+async def language_quickly(services: Services, client: AsyncWebClient, asker: Asker) -> str:
+    """The person's language when their (usually cached) profile comes within a second, else the default:
+    this runs before an ack or a views.open, which Slack allows 3 s."""
+    try:
+        profile = await asyncio.wait_for(profile_or_none(client, services.profiles, asker.team_id, asker.user_id), PRE_ACK_SECONDS)
+    except TimeoutError:
+        profile = None
+    return language_of(profile, services.default_language)
+
+
+
+def channel_of(body: dict[str, Any]) -> str:
+    return str((body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", ""))
+

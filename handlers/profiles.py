@@ -67,3 +67,11 @@ def usable_email(profile: Profile) -> str:
 
 def language_of(profile: Profile | None, default: str) -> str:
     return language_for(profile.locale if profile else None, default)
+
+
+async def profile_or_none(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str) -> Profile | None:
+    """The profile, or None when Slack will not give it (a person who left, a rate limit)."""
+    try:
+        return await load_profile(client, cache, team_id, user_id)
+    except ProfileProblem:
+        return None

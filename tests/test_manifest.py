@@ -47,7 +47,9 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
 
 
 def test_manifest_declares_the_shortcuts_and_the_workflow_step_the_bot_serves(manifest: dict):
-    from handlers.new_room.listeners import CREATE_ROOM_FUNCTION, FROM_MESSAGE_SHORTCUT, NEW_ROOM_SHORTCUT
+    from handlers.new_room.from_message import FROM_MESSAGE_SHORTCUT
+    from handlers.new_room.modal import NEW_ROOM_SHORTCUT
+    from handlers.new_room.workflow_step import CREATE_ROOM_FUNCTION
 
     shortcuts = {s["callback_id"]: s["type"] for s in manifest["features"]["shortcuts"]}
     assert shortcuts == {NEW_ROOM_SHORTCUT: "global", FROM_MESSAGE_SHORTCUT: "message"}

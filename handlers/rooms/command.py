@@ -14,7 +14,7 @@ from clients.rooms.models import AccessLevel
 from handlers.blocks import Message
 from handlers.dedupe import first_delivery
 from handlers.i18n import quoted, text
-from handlers.new_room.listeners import create_and_invite
+from handlers.new_room.invite import create_and_invite
 from handlers.on_behalf import Asker, reply_for
 from handlers.rooms.messages import help_message, room_list_message, room_message
 from handlers.rooms.refs import read_room_ref

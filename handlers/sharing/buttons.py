@@ -6,7 +6,6 @@ double click or a repeated delivery posts nothing twice.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -15,15 +14,14 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.rooms.models import Room, is_room_id
+from clients.rooms.models import is_room_id
 from handlers import refusals
 from handlers.blocks import Message, plain
 from handlers.i18n import Mrkdwn, quoted, text
-from handlers.on_behalf import Asker, reply_for, reply_privately, respond_ok, run_for, who
-from handlers.profiles import Profile, ProfileProblem, language_of, load_profile
-from handlers.refusals import CHANNEL_REFUSALS
+from handlers.on_behalf import channel_of, language_quickly, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.rooms.messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
 from handlers.services import Services
+from handlers.sharing.invitations import ALREADY, post_invitation, send_invitations
 from handlers.sharing.messages import (
     DM_MODAL,
     MAX_PEOPLE,
@@ -40,14 +38,6 @@ from handlers.sharing.messages import (
 )
 
 log = logging.getLogger(__name__)
-
-SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to one place
-# chat.postMessage errors meaning "the bot may not post there", as opposed to a real failure
-NOT_POSTABLE = CHANNEL_REFUSALS | {"cannot_dm_bot"}
-# Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
-DM_CONCURRENCY = 4
-PRE_ACK_SECONDS = 1.0
-ALREADY = "already"
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -119,84 +109,4 @@ def register(app: AsyncApp, services: Services) -> None:
     app.action(ACTION_SHARE_CHANNEL)(share_in_channel)
     app.action(ACTION_SEND_DM)(open_dm_modal)
     app.view(DM_MODAL)(send_dms)
-
-
-async def post_invitation(
-    services: Services, client: AsyncWebClient, room: Room, inviter: str, channel: str, lang: str, *, thread_ts: str | None = None
-) -> str | None:
-    """Posts `room`'s invitation in `channel` (in a thread when `thread_ts`), once per room and place;
-    None when it went out, ALREADY when it had, else Slack's reason the bot may not post there (the
-    claim is kept: the caller may post another way, or release it)."""
-    claim = ("share", room.id, channel)
-    if not await services.once.claim(*claim, ttl=SHARE_WINDOW):
-        return ALREADY
-    message = invitation(lang, room, services.room_site, inviter)
-    try:
-        await client.chat_postMessage(channel=channel, unfurl_links=False, thread_ts=thread_ts, **message.payload())
-        return None
-    except SlackApiError as error:
-        code = str(error.response.get("error"))
-        if code not in NOT_POSTABLE:
-            await services.once.release(*claim)
-            raise
-        return code
-
-
-async def send_invitations(
-    services: Services, client: AsyncWebClient, asker: Asker, room: Room, people: list[str], note: str = ""
-) -> tuple[list[str], list[tuple[str, str]]]:
-    """Sends the invitation to each person, in their own language; says who was skipped and why."""
-    team_id, inviter = asker.team_id, asker.user_id
-    limit = asyncio.Semaphore(DM_CONCURRENCY)
-
-    async def one(person: str) -> str | None:
-        """None when sent, else the reason it was not."""
-        if person == inviter:
-            return "self"
-        async with limit:
-            profile = await _profile_or_none(client, services, team_id, person)
-            if profile is None:
-                return "unreachable"
-            if profile.is_bot:
-                return "bot"
-            if profile.deleted:
-                return "deactivated"
-            if not await services.once.claim("dm", room.id, person, ttl=SHARE_WINDOW):
-                return "already"
-            message = invitation(language_of(profile, services.default_language), room, services.room_site, inviter, note)
-            try:
-                opened = await client.conversations_open(users=person)
-                await client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
-            except SlackApiError as error:
-                log.warning("could not DM a person: %s", error.response.get("error"))
-                await services.once.release("dm", room.id, person)
-                return "unreachable"
-            return None
-
-    unique = list(dict.fromkeys(people))
-    reasons = await asyncio.gather(*(one(person) for person in unique))
-    sent = [person for person, reason in zip(unique, reasons, strict=True) if reason is None]
-    skipped = [(person, reason) for person, reason in zip(unique, reasons, strict=True) if reason is not None]
-    return sent, skipped
-
-
-async def _profile_or_none(client: AsyncWebClient, services: Services, team_id: str, user_id: str) -> Profile | None:
-    try:
-        return await load_profile(client, services.profiles, team_id, user_id)
-    except ProfileProblem:
-        return None
-
-
-async def language_quickly(services: Services, client: AsyncWebClient, asker: Asker) -> str:
-    """The person's language when their (usually cached) profile comes within a second, else the default:
-    this runs before an ack or a views.open, which Slack allows 3 s."""
-    try:
-        profile = await asyncio.wait_for(_profile_or_none(client, services, asker.team_id, asker.user_id), PRE_ACK_SECONDS)
-    except TimeoutError:
-        profile = None
-    return language_of(profile, services.default_language)
-
-
-def channel_of(body: dict[str, Any]) -> str:
-    return str((body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", ""))
 

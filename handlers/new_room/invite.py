@@ -1,0 +1,88 @@
+"""A new room delivered: to its owner (with what went where), to the people and the channel they named."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import ContextBlock
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.rooms.models import AccessLevel, Room
+from handlers import refusals
+from handlers.blocks import Message, mrkdwn, plain
+from handlers.i18n import Mrkdwn, text
+from handlers.new_room.messages import Choice
+from handlers.on_behalf import Asker
+from handlers.rooms.messages import room_message
+from handlers.services import Services
+from handlers.sharing.invitations import ALREADY, post_invitation, send_invitations
+from handlers.sharing.messages import dm_result
+
+log = logging.getLogger(__name__)
+
+
+async def create_and_invite(
+    services: Services,
+    client: AsyncWebClient,
+    asker: Asker,
+    email: str,
+    lang: str,
+    *,
+    level: AccessLevel | None,
+    people: tuple[str, ...],
+    channel: str | None,
+) -> Message:
+    """`/room new [level] [@someone …] [#channel]`: the room, sent to those people and posted there;
+    the reply says what went where."""
+    room = await services.rooms.create(email, level)
+    shown = room_message(lang, room, services.room_site, created=True)
+    notes = await _invite(services, client, asker, lang, room, list(people), channel)
+    return _with_notes(shown, notes)
+
+
+
+async def deliver_new_room(
+    services: Services, client: AsyncWebClient, asker: Asker, lang: str, room: Room | None, explained: Message | None,
+    choice: Choice,
+) -> None:
+    """The room message (with its buttons) in the person's DM with the bot, then the invitation
+    where they asked; or the explanation of what went wrong."""
+    if room is None:
+        message = explained or plain(text(lang, "error.unavailable"))
+    else:
+        shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
+        message = _with_notes(shown, await _invite(services, client, asker, lang, room, [], choice.post_in))
+    try:
+        await client.chat_postMessage(channel=asker.user_id, **message.payload())
+    except SlackApiError as error:
+        log.warning("could not DM the new room: %s", error.response.get("error"))
+
+
+
+async def _invite(
+    services: Services, client: AsyncWebClient, asker: Asker, lang: str, room: Room, people: list[str], channel: str | None
+) -> list[str]:
+    """Sends `room` to `people` and posts it in `channel`; lines saying what happened."""
+    notes: list[str] = []
+    if people:
+        sent, skipped = await send_invitations(services, client, asker, room, people)
+        notes.append(dm_result(lang, sent, skipped).text)
+    if channel:
+        refused = await post_invitation(services, client, room, asker.user_id, channel, lang)
+        where = Mrkdwn(f"<#{channel}>")
+        if refused is None or refused == ALREADY:
+            notes.append(text(lang, "new.posted_in", channel=where))
+        else:
+            await services.once.release("share", room.id, channel)
+            notes.append(text(lang, "new.not_posted_in", channel=where, reason=refusals.reason(lang, refused),
+                              advice=refusals.advice(lang, refused)))
+    return notes
+
+
+
+def _with_notes(message: Message, notes: list[str]) -> Message:
+    if not notes:
+        return message
+    return Message(text=message.text, blocks=[*message.blocks, ContextBlock(elements=[mrkdwn("\n".join(notes)[:2900])])])
+
