@@ -31,7 +31,8 @@ from tests.slack_requests import (
 )
 
 #: Copies of the outside world's published files (schemas, manifest schema, OpenAPI): tests/data/README.md
-DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+DATA = ROOT / "tests" / "data"
 
 
 class Swappable:

@@ -91,3 +91,48 @@ def event_body(event: dict, *, event_id: str = "Ev0001") -> str:
         "event_id": event_id, "event_time": int(time.time()), "event": event,
         "authorizations": [{"team_id": TEAM, "user_id": "U0BOT", "is_bot": True}],
     })
+
+
+def interaction(kind: str, user: str = "U0ALICE", **fields: object) -> str:
+    return urlencode({"payload": json.dumps({
+        "type": kind, "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0APP",
+        "trigger_id": new_trigger_id(), **fields})})
+
+
+def submission(values: dict, view_id: str = "V0NEW", user: str = "U0ALICE") -> str:
+    return interaction("view_submission", user, view={
+        "id": view_id, "type": "modal", "callback_id": "room_new_modal", "private_metadata": "", "hash": "1.2",
+        "state": {"values": values}})
+
+
+def choice(level: str = "restricted", publish: list[str] | None = None, mute: bool = False, post_in: str | None = None) -> dict:
+    return {
+        "level": {"level": {"type": "static_select", "selected_option": {"value": level}}},
+        "publish": {"publish": {"type": "checkboxes", "selected_options": [{"value": s} for s in publish or []]}},
+        "mute": {"mute": {"type": "checkboxes", "selected_options": [{"value": "everyone_can_mute"}] if mute else []}},
+        "post_in": {"post_in": {"type": "conversations_select", "selected_conversation": post_in}},
+    }
+
+
+async def send_event(bot, event: dict, event_id: str = "Ev0001", retry: int | None = None):
+    body = event_body(event, event_id=event_id)
+    extra = {"x-slack-retry-num": str(retry), "x-slack-retry-reason": "http_timeout"} if retry else None
+    response = await bot.post(body, signed_headers(body, extra=extra))
+    assert response.status_code == 200
+    await bot.runtime.tasks.drain(5)
+    return response
+
+
+def home_opened(user: str = "U0ALICE") -> dict:
+    return {"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home", "event_ts": "1700000000.1"}
+
+
+def home_choice(level: str, user: str = "U0ALICE") -> str:
+    from urllib.parse import urlencode
+
+    return urlencode({"payload": json.dumps({
+        "type": "block_actions", "team": {"id": "T0TEAM"}, "user": {"id": user, "team_id": "T0TEAM"},
+        "api_app_id": "A0APP", "trigger_id": "1.2.3", "container": {"type": "view", "view_id": "V0HOME"},
+        "view": {"id": "V0HOME", "type": "home"},
+        "actions": [{"action_id": "home_new_room", "type": "static_select", "block_id": "b",
+                     "selected_option": {"value": level, "text": {"type": "plain_text", "text": "x"}}}]})})

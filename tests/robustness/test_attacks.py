@@ -123,7 +123,7 @@ async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack:
 
 async def test_a_hostile_slug_is_escaped_in_every_field_slack_parses(bot, slack: FakeSlack, meet: FakeMeet, alice):
     """`<!channel>` from the room service must never reach Slack as a mention, in any field."""
-    from tests.test_home_unfurl_events import home_opened, send_event
+    from tests.slack_requests import home_opened, send_event
 
     room = meet.add_room(alice, slug="<!channel>&<x>")
     await bot.reply(f"show {room['id']}")
@@ -142,8 +142,7 @@ async def test_a_hostile_slug_is_escaped_in_every_field_slack_parses(bot, slack:
 
 
 async def test_forged_oversized_interactions_are_acked_and_answered_in_words(bot, slack: FakeSlack, meet: FakeMeet, alice):
-    from tests.slack_requests import view_submission_body
-    from tests.test_home_unfurl_events import home_choice
+    from tests.slack_requests import home_choice, view_submission_body
 
     forged = "A" * 10_000
     for action in ("room_share_channel", "room_send_dm", "room_show", "room_list_page_next"):
@@ -166,7 +165,7 @@ async def test_forged_oversized_interactions_are_acked_and_answered_in_words(bot
 
 async def test_link_previews_cannot_be_turned_into_many_room_service_calls(bot, slack: FakeSlack, meet: FakeMeet, alice):
     """10 messages × 50 unknown room links once cost 2,500 calls; now: one walk, then nothing."""
-    from tests.test_home_unfurl_events import send_event
+    from tests.slack_requests import send_event
 
     for index in range(90):  # five pages of rooms to walk through
         meet.add_room(alice, slug=f"aaa-{index:04d}-aaa")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import DATA
+from tests.conftest import DATA, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = DATA / "slack-manifest.schema.json"
 
 

@@ -33,7 +33,7 @@ from handlers.digest.messages import (
     digest_messages,
     sparkline,
 )
-from tests.conftest import bot_env, make_digest_job, text_of
+from tests.conftest import ROOT, bot_env, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
@@ -203,7 +203,7 @@ def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, 
     ds.add_demarche(101, "Subvention", dossiers=42)
     env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
            "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
+           "PYTHONPATH": str(ROOT)}
 
     def digest(*flags: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "bot", "digest", *flags], cwd=tmp_path, env=env,
@@ -227,7 +227,7 @@ def test_dry_run_shows_the_ai_line_that_would_be_posted_unless_no_ai(tmp_path, d
     ds.add_demarche(101, "Subvention", dossiers=42)
     env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
            "DIGEST_DEMARCHES": "101", "DATA_DIR": str(tmp_path), "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1]), "COLUMNS": "200",
+           "PYTHONPATH": str(ROOT), "COLUMNS": "200",
            "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP}
 
     def dry_run(*flags: str) -> subprocess.CompletedProcess:
@@ -390,7 +390,7 @@ async def test_whatever_stops_the_chart_the_digest_goes_out_with_its_text_trend(
 
 def _dry_run_env(tmp_path, ds: FakeDS, demarches: str) -> dict[str, str]:
     return {"DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_DEMARCHES": demarches, "DATA_DIR": str(tmp_path),
-            "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
+            "DEFAULT_LANGUAGE": "en", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
 
 
 def _dry_run(tmp_path, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess:

@@ -9,30 +9,9 @@ from urllib.parse import urlencode
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import TEAM, FakeSlack
-from tests.slack_requests import event_body, new_trigger_id, signed_headers
+from tests.slack_requests import choice, event_body, interaction, signed_headers, submission
 
 ROOMS = "/external-api/v1.0/rooms/"
-
-
-def interaction(kind: str, user: str = "U0ALICE", **fields: object) -> str:
-    return urlencode({"payload": json.dumps({
-        "type": kind, "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0APP",
-        "trigger_id": new_trigger_id(), **fields})})
-
-
-def submission(values: dict, view_id: str = "V0NEW", user: str = "U0ALICE") -> str:
-    return interaction("view_submission", user, view={
-        "id": view_id, "type": "modal", "callback_id": "room_new_modal", "private_metadata": "", "hash": "1.2",
-        "state": {"values": values}})
-
-
-def choice(level: str = "restricted", publish: list[str] | None = None, mute: bool = False, post_in: str | None = None) -> dict:
-    return {
-        "level": {"level": {"type": "static_select", "selected_option": {"value": level}}},
-        "publish": {"publish": {"type": "checkboxes", "selected_options": [{"value": s} for s in publish or []]}},
-        "mute": {"mute": {"type": "checkboxes", "selected_options": [{"value": "everyone_can_mute"}] if mute else []}},
-        "post_in": {"post_in": {"type": "conversations_select", "selected_conversation": post_in}},
-    }
 
 
 def opened_view(slack: FakeSlack) -> dict:

@@ -15,13 +15,11 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings
-from tests.conftest import bot_env
+from tests.conftest import ROOT, bot_env
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.slack_requests import command_body, signed_headers
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -102,7 +100,7 @@ def test_every_malformed_variable_is_named_at_once(bare_env, capsys):
 
 
 def test_the_example_environment_names_every_variable_and_works_as_a_start(bare_env, capsys):
-    example = Path(__file__).resolve().parents[1] / ".env.example"
+    example = ROOT / ".env.example"
     named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", example.read_text(), re.MULTILINE))
     assert named == {name.upper() for name in Settings.model_fields}
     (Path.cwd() / ".env").write_text(example.read_text())  # copied as it is: it parses, and says what to fill in

@@ -212,7 +212,7 @@ async def test_a_new_room_for_a_channel_that_refuses_posts_is_still_the_persons(
 
 async def test_the_message_shortcut_and_the_modal_in_a_read_only_channel_give_the_room_and_say_why(bot, slack: FakeSlack,
                                                                                                   meet: FakeMeet, alice):
-    from tests.test_new_room import choice, interaction, submission
+    from tests.slack_requests import choice, interaction, submission
 
     slack.channels["C0NEWS"] = {"private": False, "member": True, "restricted": "restricted_action_read_only_channel"}
     message = {"type": "message", "user": "U0BOB", "ts": "1700000000.000700"}

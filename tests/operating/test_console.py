@@ -8,19 +8,16 @@ import pty
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from bot.cli import main
 from bot.console_slack import Directory, Person, readable, slack_locale
 from handlers.i18n import LANGUAGES, language_for
-from tests.conftest import bot_env
+from tests.conftest import ROOT, bot_env
 from tests.fakes.ds import FakeDS
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

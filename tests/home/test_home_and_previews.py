@@ -7,25 +7,12 @@ import json
 from tests.conftest import readable_pin, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import BOT_USER, FakeSlack
-from tests.slack_requests import event_body, signed_headers
-
-
-async def send_event(bot, event: dict, event_id: str = "Ev0001", retry: int | None = None):
-    body = event_body(event, event_id=event_id)
-    extra = {"x-slack-retry-num": str(retry), "x-slack-retry-reason": "http_timeout"} if retry else None
-    response = await bot.post(body, signed_headers(body, extra=extra))
-    assert response.status_code == 200
-    await bot.runtime.tasks.drain(5)
-    return response
+from tests.slack_requests import home_choice, home_opened, send_event
 
 
 def view_of(call) -> dict:
     view = call.args["view"]
     return json.loads(view) if isinstance(view, str) else view
-
-
-def home_opened(user: str = "U0ALICE") -> dict:
-    return {"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home", "event_ts": "1700000000.1"}
 
 
 async def test_home_lists_rooms_with_level_and_join_and_offers_a_new_room(bot, slack: FakeSlack, meet: FakeMeet, alice):
@@ -43,17 +30,6 @@ async def test_home_lists_rooms_with_level_and_join_and_offers_a_new_room(bot, s
     [control] = [e for b in view["blocks"] if b["type"] == "actions" for e in b["elements"]]
     assert control["action_id"] == "home_new_room"
     assert [o["value"] for o in control["options"]] == ["trusted", "restricted", "public"]
-
-
-def home_choice(level: str, user: str = "U0ALICE") -> str:
-    from urllib.parse import urlencode
-
-    return urlencode({"payload": json.dumps({
-        "type": "block_actions", "team": {"id": "T0TEAM"}, "user": {"id": user, "team_id": "T0TEAM"},
-        "api_app_id": "A0APP", "trigger_id": "1.2.3", "container": {"type": "view", "view_id": "V0HOME"},
-        "view": {"id": "V0HOME", "type": "home"},
-        "actions": [{"action_id": "home_new_room", "type": "static_select", "block_id": "b",
-                     "selected_option": {"value": level, "text": {"type": "plain_text", "text": "x"}}}]})})
 
 
 def offered_levels(view: dict) -> list[str]:

@@ -30,6 +30,7 @@ from clients.inference.errors import (
 from clients.inference.key_store import ActiveKey, KeyStore
 from clients.inference.service import ApiKey, InferenceService
 from clients.retry import RetryPolicy
+from tests.conftest import ROOT
 from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
@@ -273,7 +274,7 @@ async def test_the_master_key_on_key_routes_is_explained(albert: FakeAlbert, sle
 
 
 def test_keys_commands(tmp_path: Path, albert: FakeAlbert):
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": BOOTSTRAP,
            "DATA_DIR": str(tmp_path)}
 
@@ -319,7 +320,7 @@ def test_the_openapi_spec_has_the_routes_we_call():
 
 
 def _keys_command(tmp_path: Path, albert: FakeAlbert, *args: str, key: str = BOOTSTRAP) -> subprocess.CompletedProcess:
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "ALBERT_API_URL": albert.url, "ALBERT_API_KEY": key,
            "DATA_DIR": str(tmp_path)}
     return subprocess.run([sys.executable, "-m", "bot", "keys", *args], cwd=tmp_path, env=env, capture_output=True,

@@ -21,7 +21,6 @@ from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.slack_requests import command_body, event_body, signed_headers
 
-ROOT = Path(__file__).resolve().parents[1]
 MULTI_KEY = {"DEL", "UNLINK", "EXISTS", "MGET", "RENAME", "RENAMENX", "EVALSHA", "SINTERSTORE", "SUNIONSTORE"}
 
 

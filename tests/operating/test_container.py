@@ -13,7 +13,8 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
+
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import string
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from handlers.home.messages import home_view
 from handlers.i18n import LANGUAGES, catalog, language_for, text
 from handlers.rooms.messages import help_message, room_list_message, room_message
 from handlers.sharing.messages import DmTarget, dm_modal, dm_result, invitation
+from tests.conftest import ROOT
 
-HANDLERS = Path(__file__).resolve().parents[1] / "handlers"
+HANDLERS = ROOT / "handlers"
 
 
 def placeholders(template: str) -> set[str]:

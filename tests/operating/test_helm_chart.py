@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from bot.config import Settings
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "chart" / "roombot"
 #: the oldest Kubernetes the chart declares (Chart.yaml's kubeVersion) and the newest schemas shipped
 KUBERNETES = ["1.25.0", kubernetes_validate.latest_version()]

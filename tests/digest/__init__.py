@@ -1,0 +1,1 @@
+"""The daily digest: counting, posting, subscriptions, rights."""

@@ -1,0 +1,1 @@
+"""The Home tab and link previews."""

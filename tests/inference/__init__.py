@@ -1,0 +1,1 @@
+"""The inference service: its errors, keys and the digest's AI line."""

@@ -1,0 +1,1 @@
+"""Rooms from anywhere in Slack: the modal, the shortcuts, the Workflow step."""

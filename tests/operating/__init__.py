@@ -1,0 +1,1 @@
+"""What an operator runs: check, shell, serve, the container, the chart, Redis topologies."""

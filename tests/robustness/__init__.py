@@ -1,0 +1,1 @@
+"""Replays, bursts, hostile bodies and answers, retries."""

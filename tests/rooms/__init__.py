@@ -1,0 +1,1 @@
+"""Video rooms: create, list, show, and every way the room service can refuse."""

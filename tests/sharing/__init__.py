@@ -1,0 +1,1 @@
+"""Sharing a room: in a conversation, or by direct message."""

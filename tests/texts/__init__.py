@@ -1,0 +1,1 @@
+"""What people read: catalogs, escaping, Block Kit limits."""
