@@ -39,6 +39,11 @@ def catalog(language: str) -> dict[str, str]:
         return {str(message.id): str(message.string) for message in read_po(po) if message.id and message.string}
 
 
+def in_every_language(key: str) -> frozenset[str]:
+    """The text of `key` in every catalog: words a person may type in any language the bot speaks."""
+    return frozenset(catalog(language)[key].lower() for language in LANGUAGES if key in catalog(language))
+
+
 def quoted(words: str, most: int = 80) -> str:
     """What a person (or a forged request) wrote, short enough to repeat back in a message."""
     return words if len(words) <= most else words[: most - 1] + "…"

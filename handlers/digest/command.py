@@ -33,7 +33,7 @@ from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import numbers_text
 from handlers.digest.post import DigestNotPosted
-from handlers.i18n import Mrkdwn, quoted, text
+from handlers.i18n import Mrkdwn, in_every_language, quoted, text
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 from handlers.usage import corrected
@@ -66,7 +66,7 @@ def parse(command_text: str) -> Request:
     rest = words[1:]
     if verb in ("subscribe", "unsubscribe"):
         at = None
-        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in ("at", "à"):
+        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in in_every_language("digest_cmd.at_word"):
             if not _AT.match(rest[-1]):
                 return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
             hours, minutes = (int(part) for part in rest[-1].split(":"))
