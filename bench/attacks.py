@@ -97,7 +97,7 @@ async def main() -> list[tuple[str, str, str]]:
         replies = len(slack.responses)
         bot_burst = await burst([bot_url], slack)
         await wait_for(lambda: len(slack.responses) >= replies + BURST, timeout=120)
-        tokens = len(meet.token_requests)
+        tokens = len(meet.people_tokens)
 
         resting = memory_kib(bot, "VmRSS")
         endings = await big_bodies(bot_url)

@@ -28,6 +28,7 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError
 from clients.rooms.errors import RoomServiceError
+from clients.rooms.service import SCOPES as ROOM_SCOPES
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
 log = logging.getLogger(__name__)
@@ -37,8 +38,6 @@ REQUIRED_SCOPES = frozenset({
     "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read",
     "users:read.email", "channels:read", "groups:read", "files:write", "channels:join",
 })
-#: What the bot asks of the room service's application: list, look up and create rooms.
-ROOM_SCOPES = ("rooms:list", "rooms:retrieve", "rooms:create")
 
 
 @dataclass(frozen=True)

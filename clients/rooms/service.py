@@ -23,6 +23,9 @@ from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_roo
 log = logging.getLogger(__name__)
 
 SERVICE = "rooms"
+#: What the bot asks of the application: one scope per room call it makes. A new call adds its
+#: scope here, and `check` asks for it.
+SCOPES = ("rooms:list", "rooms:retrieve", "rooms:create")
 #: A token scope that is not an e-mail: the service checks the application before the e-mail, so
 #: it is refused as "not an e-mail" only once the credentials passed (meet-api.md §5c).
 PROBE_SCOPE = "roombot-check"

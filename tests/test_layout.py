@@ -1,0 +1,77 @@
+"""The house keeps its rule: imports go bot → handlers → clients, clients know nothing of Slack,
+and no modules import each other in a circle — type-only imports included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+LAYERS = ("clients", "handlers", "bot")  # each may import only those before it
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> dict[str, set[str]]:
+    """Every module of the three packages → the modules it names, wherever the import stands."""
+    found: dict[str, set[str]] = {}
+    for layer in LAYERS:
+        for path in (ROOT / layer).rglob("*.py"):
+            named: set[str] = set()
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    named |= {alias.name for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    named.add(node.module)
+                    named |= {f"{node.module}.{alias.name}" for alias in node.names}
+            found[module_name(path)] = named
+    return found
+
+
+def test_imports_go_one_way_and_clients_know_nothing_of_slack():
+    wrong = []
+    for module, named in imports().items():
+        layer = LAYERS.index(module.split(".")[0])
+        for target in named:
+            top = target.split(".")[0]
+            if top in LAYERS and LAYERS.index(top) > layer:
+                wrong.append(f"{module} imports {target}")
+            if layer == 0 and top in ("slack_bolt", "slack_sdk"):
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def circles(edges: dict[str, set[str]]) -> list[str]:
+    """Each loop of imports found by a depth-first walk, as `a → b → a`."""
+    found: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(edges.get(module, ())):
+            if state.get(target) == "open":
+                found.append(" → ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    return found
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    graph = imports()
+    assert len(graph) > 80
+    assert circles({module: {t for t in named if t in graph and t != module} for module, named in graph.items()}) == []
+
+
+def test_the_circle_finder_finds_a_type_only_loop_like_the_one_there_was():
+    assert circles({"handlers.services": {"handlers.digest_command"}, "handlers.digest_command": {"handlers.services"},
+                    "bot.wiring": {"handlers.services"}}) == ["handlers.services → handlers.digest_command → handlers.services"]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
