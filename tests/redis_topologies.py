@@ -123,11 +123,14 @@ class LocalCluster(Servers):
 
     def _primaries(self) -> dict[int, list[tuple[int, int]]]:
         """The serving primaries' ports and slot ranges, as a live node sees them."""
-        alive = next(port for port in self.ports if self.processes[port].poll() is None)
-        nodes = redis.Redis(port=alive, socket_timeout=1, decode_responses=True).execute_command("CLUSTER NODES")
+        nodes = redis.Redis(port=self._alive(), socket_timeout=1, decode_responses=True).execute_command("CLUSTER NODES")
         return {int(address.split("@")[0].rsplit(":", 1)[1]): [(int(r[0]), int(r[-1])) for r in node["slots"]]
                 for address, node in nodes.items()
                 if "master" in node["flags"] and "fail" not in node["flags"] and node["slots"]}
+
+    def _alive(self) -> int:
+        """A node still running (the first one may be the primary a test killed)."""
+        return next(port for port in self.ports if self.processes[port].poll() is None)
 
     def healthy(self) -> bool:
         alive = [port for port in self.ports if self.processes[port].poll() is None]
@@ -140,7 +143,7 @@ class LocalCluster(Servers):
             return False
 
     def primary_of(self, key: str) -> int:
-        slot = redis.Redis(port=self.ports[0], socket_timeout=1).cluster("keyslot", key)
+        slot = redis.Redis(port=self._alive(), socket_timeout=1).cluster("keyslot", key)
         return next(port for port, ranges in self._primaries().items() if any(low <= slot <= high for low, high in ranges))
 
 
