@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from redis.exceptions import RedisError
-
-from bot import advice, logs
-from bot.check import run_check_command
-from bot.config import ConfigError, load_settings
-from bot.console import run_shell
-from bot.digest_cli import run_digest_command
-from bot.keys_cli import run_keys_command
-from bot.server import serve
 from handlers.i18n import LANGUAGES
+
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,26 +41,55 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
         digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
+    # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
+    # variable answer before the clients, Bolt or the plotting library are loaded.
+    from bot import logs
+    from bot.config import ConfigError, load_settings
+
     try:
         settings = load_settings()
-        # the shell is a conversation: its log lines would break in, unless the operator asked for them
-        quiet = args.command == "shell" and "log_level" not in settings.model_fields_set
-        logs.configure("WARNING" if quiet else settings.log_level)
-        if args.command in (None, "serve"):
-            asyncio.run(serve(settings))
-        elif args.command == "digest":
-            return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
-                                                  chart=args.chart, fresh=args.fresh))
-        elif args.command == "shell":
-            return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
-        elif args.command == "check":
-            return asyncio.run(run_check_command(settings, as_email=args.as_email))
-        elif args.command == "keys":
-            return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
+    except ConfigError as error:
+        print(f"roombot: configuration error: {error}", file=sys.stderr)
+        return 2
+    # the shell is a conversation: its log lines would break in, unless the operator asked for them
+    quiet = args.command == "shell" and "log_level" not in settings.model_fields_set
+    logs.configure("WARNING" if quiet else settings.log_level)
+    from redis.exceptions import RedisError
+
+    try:
+        settings.require_for(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
+        return run(args, settings)
     except ConfigError as error:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
+        from bot import advice
+
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    if args.command == "digest":
+        from bot.digest_cli import run_digest_command
+
+        return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
+                                              chart=args.chart, fresh=args.fresh))
+    if args.command == "shell":
+        from bot.console import run_shell
+
+        return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
+    if args.command == "check":
+        from bot.check import run_check_command
+
+        return asyncio.run(run_check_command(settings, as_email=args.as_email))
+    if args.command == "keys":
+        from bot.keys_cli import run_keys_command
+
+        return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
+    from bot.server import serve
+
+    asyncio.run(serve(settings))
     return 0

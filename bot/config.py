@@ -193,8 +193,17 @@ class Settings(BaseSettings):
         slack = ("slack_bot_token",) if self.socket_mode else ("slack_bot_token", "slack_signing_secret")
         return (*slack, "meet_api_url", "meet_client_id", "meet_client_secret")
 
-    def require_for_serve(self) -> None:
-        self.require(*self.serve_requirements, to="to serve")
+    def require_for(self, command: str, *, dry_run: bool = False) -> None:
+        """Stops with one line when `command` cannot run without an unset variable: checked before
+        the command loads its clients, so a fresh machine hears what to set at once."""
+        if command == "serve":
+            self.require(*self.serve_requirements, to="to serve")
+        elif command == "digest" and dry_run:
+            self.require("ds_api_token", "digest_demarches", to="to count the digest")
+        elif command == "digest":
+            self.require("ds_api_token", "digest_demarches", "slack_bot_token", "digest_channel", to="to post the digest")
+        elif command == "keys":
+            self.require("albert_api_key", to="to manage the inference keys")
 
 
 #: What each variable is, as the configuration error names it.

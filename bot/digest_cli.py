@@ -33,10 +33,6 @@ async def run_digest_command(
     """A dry run shows what would be posted, the AI line included (it calls the inference service
     as a real run does) unless `with_ai` is False, and writes the chart to `chart` when given. It
     reuses counts another run made within the run window unless `fresh` (a forced run never does)."""
-    if dry_run:
-        settings.require("ds_api_token", "digest_demarches", to="to count the digest")
-    else:
-        settings.require("ds_api_token", "digest_demarches", "slack_bot_token", "digest_channel", to="to post the digest")
     slack = None
     if not dry_run and settings.slack_bot_token is not None:
         slack = configure_slack_client(AsyncWebClient(token=settings.slack_bot_token.get_secret_value()), settings)

@@ -15,7 +15,6 @@ from clients.inference.service import ApiKey
 
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
-    settings.require("albert_api_key", to="to manage the inference keys")
     try:
         async with open_redis(settings) as redis, inference(settings, redis) as ai:
             if action == "list":

@@ -144,7 +144,7 @@ async def digest_job(
 async def running(settings: Settings) -> AsyncIterator[Runtime]:
     """Redis (embedded when no URL is set), the room service client, the digest job (with a
     dossier-service token) and the app, closed on exit."""
-    settings.require_for_serve()
+    settings.require_for("serve")
     async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
         rooms = room_service(settings)
         stack.push_async_callback(rooms.aclose)

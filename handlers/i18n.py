@@ -11,8 +11,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-from babel.messages.pofile import read_po
-
 _LOCALES = Path(__file__).parent / "locales"
 #: The languages the bot speaks: one per catalog on disk (English is the reference catalog).
 LANGUAGES = tuple(sorted(path.parent.parent.name for path in _LOCALES.glob("*/LC_MESSAGES/messages.po")))
@@ -35,6 +33,10 @@ def escape(text: str) -> str:
 
 @cache
 def catalog(language: str) -> dict[str, str]:
+    # babel's reader is loaded on the first text, not on import: `python -m bot --help` needs
+    # LANGUAGES only, and starts within 3× a bare interpreter
+    from babel.messages.pofile import read_po
+
     with open(_LOCALES / language / "LC_MESSAGES" / "messages.po", "rb") as po:
         return {str(message.id): str(message.string) for message in read_po(po) if message.id and message.string}
 
