@@ -1,26 +1,32 @@
 """The digest's chart: the 14-day trend of its démarches' dossiers, one line per state, as a PNG
-with alternative text (matplotlib, drawn off-screen)."""
+with alternative text; drawn by `plot` in a process of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
-import io
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display: render to memory
+import json
+import os
+import sys
+from pathlib import Path
 
 from babel.dates import format_date
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.service import STATES
+from handlers.digest.series import first_known
 from handlers.i18n import text
 
-#: One colour per state, from the French state design system's palette (readable side by side).
-_COLOURS = {"en_construction": "#000091", "en_instruction": "#b34000", "accepte": "#18753c", "refuse": "#ce0500",
-            "sans_suite": "#666666"}
+#: How long drawing may take, the worker's start (about a second) included.
+DRAW_SECONDS = 60
+
+
+#: The folder holding this code, so that the worker draws with the same code as its caller.
+_CODE = str(Path(__file__).resolve().parents[2])
+
+
+class ChartNotDrawn(Exception):
+    """The drawing process failed; its last error line says why."""
 
 
 def by_state(days: list[list[Snapshot | None]]) -> dict[str, list[int | None]]:
@@ -34,34 +40,25 @@ def by_state(days: list[list[Snapshot | None]]) -> dict[str, list[int | None]]:
     return series
 
 
-def render(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> bytes:
-    out = io.BytesIO()
-    figure(lang, last_day, series).savefig(out, format="png")
-    return out.getvalue()
-
-
-def figure(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> Figure:
-    """The count axis from 0, the legend beside the plot, days without counts as gaps; the days
-    before the first count are left out, and the title says since when it counts."""
-    width = max((len(values) for values in series.values()), default=0)
-    first = _first_known(series)
-    days = [last_day - dt.timedelta(days=width - 1 - i) for i in range(first, width)]
-    drawn = Figure(figsize=(8, 3.6), dpi=100, layout="constrained")
-    axes = drawn.add_subplot()
-    positions = list(range(len(days)))
-    for state, values in series.items():
-        axes.plot(positions, [float("nan") if v is None else v for v in values[first:]], marker="o", markersize=3,
-                  color=_COLOURS.get(state), label=text(lang, f"state.{state}"))
-    # fewer days of history than the window: say since when, rather than draw an empty axis
-    since = format_date(days[0], "d MMMM", locale=lang) if first > 0 else None
-    axes.set_title(text(lang, "chart.title_since", date=since) if since else text(lang, "chart.title"), fontsize=11)
-    axes.set_xticks(positions, [format_date(day, "d MMM", locale=lang) for day in days], fontsize=7)
-    axes.set_ylim(bottom=0, top=max(_highest(series) * 1.08, 1))
-    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_ylabel(text(lang, "chart.y_label"))
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    return drawn
+async def render(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> bytes:
+    """The PNG, from a drawing process that ends with it: the caller stays as small as it was."""
+    asked = json.dumps({"lang": lang, "last_day": last_day.isoformat(), "series": series}).encode()
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "handlers.digest.plot",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (_CODE, os.environ.get("PYTHONPATH"))))},
+    )
+    try:
+        png, errors = await asyncio.wait_for(worker.communicate(asked), DRAW_SECONDS)
+    except BaseException:  # too slow, or the caller gave up: the worker goes too
+        if worker.returncode is None:
+            worker.kill()
+            await worker.wait()
+        raise
+    if worker.returncode != 0 or not png.startswith(b"\x89PNG"):
+        last = errors.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {worker.returncode}"]
+        raise ChartNotDrawn(last[0])
+    return png
 
 
 def alt_text(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> str:
@@ -72,18 +69,8 @@ def alt_text(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) 
         if known:
             parts.append(text(lang, "chart.state_trend", state=text(lang, f"state.{state}"), first=known[0], last=known[-1]))
     width = max((len(values) for values in series.values()), default=0)
-    first = _first_known(series)
+    first = first_known(series)
     if first == 0:
         return text(lang, "chart.alt", trends="; ".join(parts))[:1000]
     since = format_date(last_day - dt.timedelta(days=width - 1 - first), "d MMMM", locale=lang)
     return text(lang, "chart.alt_since", date=since, trends="; ".join(parts))[:1000]
-
-
-def _first_known(series: dict[str, list[int | None]]) -> int:
-    """The index of the first day any state was counted (0 when none was)."""
-    known = [index for values in series.values() for index, value in enumerate(values) if value is not None]
-    return min(known, default=0)
-
-
-def _highest(series: dict[str, list[int | None]]) -> int:
-    return max((value for values in series.values() for value in values if value is not None), default=0)

@@ -122,8 +122,7 @@ class DigestJob:
         days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in digest.lines]
         series = by_state(days)
         lang = self.config.language
-        # drawing takes a CPU-bound moment: off the event loop that acks Slack's requests
-        return await asyncio.to_thread(render, lang, day, series), alt_text(lang, day, series)
+        return await render(lang, day, series), alt_text(lang, day, series)
 
     async def _upload_chart(self, day: dt.date, channel: str, place: str, run: str, digest: Digest) -> None:
         """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,

@@ -470,8 +470,9 @@ def _series(known_days: int) -> dict[str, list[int | None]]:
 
 
 @pytest.mark.parametrize(("known_days", "title"), [(14, "Dossiers by state, last 14 days"), (3, "Dossiers by state since 21 November")])
-def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_counted(known_days, title):
-    from handlers.digest.chart import alt_text, figure, render
+async def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_counted(known_days, title):
+    from handlers.digest.chart import alt_text, render
+    from handlers.digest.plot import figure
 
     drawn = figure("en", dt.date(2026, 11, 23), _series(known_days))
     drawn.canvas.draw()
@@ -480,7 +481,7 @@ def test_the_chart_counts_from_zero_with_its_legend_beside_and_only_the_days_cou
     assert len(axes.get_xticks()) == known_days and axes.get_xticklabels()[0].get_text() == f"{24 - known_days} Nov"
     legend, plot = axes.get_legend().get_window_extent(), axes.get_window_extent()
     assert legend.x0 >= plot.x1  # beside the plot, never over its lines
-    assert render("en", dt.date(2026, 11, 23), _series(known_days)).startswith(b"\x89PNG")
+    assert (await render("en", dt.date(2026, 11, 23), _series(known_days))).startswith(b"\x89PNG")
     said = alt_text("en", dt.date(2026, 11, 23), _series(known_days))
     assert ("since 21 November" in said) is (known_days == 3) and "under construction from 10 to" in said
 
