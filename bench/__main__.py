@@ -1,4 +1,4 @@
-"""`python -m bench [rooms|digest|attacks|pacing|capacity]`: every benchmark, each compared in the same run, in one table."""
+"""`python -m bench [startup|rooms|digest|attacks|pacing|capacity]`: every benchmark, each compared in the same run, in one table."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import os
 import platform
 import sys
 
-from bench import attacks, capacity, digest, pacing, rooms
+from bench import attacks, capacity, digest, pacing, rooms, startup
 
-SUITES = {"rooms": rooms.main, "digest": digest.main, "attacks": attacks.main, "pacing": pacing.main, "capacity": capacity.main}
+SUITES = {
+    "startup": startup.main, "rooms": rooms.main, "digest": digest.main, "attacks": attacks.main, "pacing": pacing.main,
+    "capacity": capacity.main,
+}
 
 
 def machine() -> str:

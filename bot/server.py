@@ -67,7 +67,8 @@ async def serve(settings: Settings) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, frame: None)
     async with running(settings) as runtime:
-        await log_failures(settings, runtime.redis)
+        # the checks only log: a slow or silent service must not hold back /healthz and the acks
+        checks = asyncio.create_task(log_failures(settings, runtime.redis))
         # Everything built so far (modules, clients, the app) lives as long as the process: kept out
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
         # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
@@ -98,10 +99,11 @@ async def serve(settings: Settings) -> None:
             await server.serve()
         finally:
             stop.set()
+            checks.cancel()
             if socket_mode is not None:
                 await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             await runtime.tasks.drain(DRAIN_SECONDS)
             for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()
-            await asyncio.gather(*schedulers, return_exceptions=True)
+            await asyncio.gather(checks, *schedulers, return_exceptions=True)
     log.info("stopped")

@@ -54,3 +54,17 @@ def start_server(
             output = process.communicate()[0] if stdout == subprocess.PIPE else ""
             raise RuntimeError(f"{args} did not start:\n{output}")
         time.sleep(0.1)
+
+
+class Silent:
+    """A service that takes connections and never answers: the worst a start-up check can meet
+    (its URL is the context's value)."""
+
+    def __enter__(self) -> str:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(512)
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()

@@ -18,8 +18,8 @@ from bot.config import Settings
 from tests.conftest import ROOT, bot_env
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.processes import python_env, start_server
-from tests.slack_requests import command_body, signed_headers
+from tests.processes import Silent, python_env, start_server
+from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
 
 
 @pytest.fixture
@@ -62,6 +62,24 @@ def _accepts(path: Path) -> bool:
             return True
         except OSError:
             return False
+
+
+def test_serve_answers_before_its_start_up_checks_while_every_service_is_silent(tmp_path: Path):
+    """The checks only log: Slack, the room and the dossier service taking connections and never
+    answering (their clients wait 30 s and more) do not hold back /healthz. (A Slack request still
+    waits for Slack: Bolt asks `auth.test` before dispatching the first one, as the bare app does.)"""
+    with Silent() as slack, Silent() as meet, Silent() as ds:
+        env = python_env(SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=f"{slack}/api/",
+                         MEET_API_URL=f"{meet}/external-api/v1.0", MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret",
+                         DS_API_URL=f"{ds}/api/v2/graphql", DS_API_TOKEN="ds-token", DATA_DIR=str(tmp_path / "data"))
+        process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+        try:
+            assert httpx.get(base + "/metrics", timeout=10).status_code == 200
+        finally:
+            process.send_signal(signal.SIGTERM)
+            output = process.communicate(timeout=30)[0]
+    assert process.returncode == 0, output
+    assert "start-up check: ✗ Slack" not in output  # still waiting for Slack when it stopped, and serving all along
 
 
 @pytest.mark.parametrize(

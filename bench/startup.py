@@ -1,0 +1,156 @@
+"""Start-up and memory, each beside its baseline in the same run.
+
+1. `python -m bot --help`, and `serve` failing on a missing variable, beside `python -c pass`.
+2. `serve` until `/healthz` answers 200 while Slack, the room service and the dossier service
+   accept connections and never answer, beside a bare Bolt app's time until it answers at all
+   (uvicorn + Starlette, and Bolt's aiohttp adapter).
+3. The resident memory of each once ready, and after 1,000 mixed commands against working fakes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from bench.rooms import World, fire, wait_for
+from bot.redis_server import EmbeddedRedis
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+from tests.processes import ROOT, Silent, free_port, python_env
+from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
+
+RUNS = 5
+MIXED = 1000
+
+
+#: Where the processes start: no .env of the developer's is read.
+ELSEWHERE = Path(tempfile.mkdtemp(prefix="roombot-bench-start-"))
+
+
+def seconds_to_run(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, *args], cwd=ELSEWHERE, env=env, capture_output=True, check=False, timeout=60)
+    return time.perf_counter() - started
+
+
+def median_run(args: list[str], env: dict[str, str]) -> float:
+    return statistics.median(seconds_to_run(args, env) for _ in range(RUNS))
+
+
+def rss(process: subprocess.Popen) -> int:
+    with open(f"/proc/{process.pid}/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) * 1024
+
+
+def until_answering(args: list[str], env: dict[str, str], path: str, *, ok_only: bool) -> tuple[float, subprocess.Popen, str]:
+    """Starts a server and polls it every 5 ms: the seconds until it answers `path` (with 200 when
+    `ok_only`), the process and its base URL."""
+    port = free_port()
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, *args], cwd=ELSEWHERE, env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    while True:
+        try:
+            if not ok_only or httpx.get(base + path, timeout=0.5).status_code == 200:
+                if not ok_only:
+                    httpx.get(base + path, timeout=0.5)
+                return time.perf_counter() - started, process, base
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.perf_counter() - started > 60:
+            process.kill()
+            raise RuntimeError(f"{args} did not start")
+        time.sleep(0.005)
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(15)
+
+
+def ready_figures(env: dict[str, str]) -> dict[str, tuple[float, int]]:
+    """Median time to answer and RSS once ready, over 3 starts of each server."""
+    servers = {
+        "roombot": (["-m", "bot", "serve"], "/healthz", True),
+        "uvicorn": ([str(ROOT / "bench/bare_app.py")], "/slack/events", False),
+        "aiohttp": ([str(ROOT / "bench/bare_app.py"), "aiohttp"], "/slack/events", False),
+    }
+    figures: dict[str, list[tuple[float, int]]] = {name: [] for name in servers}
+    for _ in range(3):
+        for name, (args, path, ok_only) in servers.items():
+            took, process, _ = until_answering(args, env, path, ok_only=ok_only)
+            time.sleep(1)  # what it does right after listening (start-up checks) counts in its memory
+            figures[name].append((took, rss(process)))
+            stop(process)
+    return {name: (statistics.median(t for t, _ in runs), int(statistics.median(m for _, m in runs)))
+            for name, runs in figures.items()}
+
+
+async def after_mixed_commands() -> tuple[int, int]:
+    """RSS of the bot after 1,000 commands of four kinds (new, list, help, a typo) from 20 people,
+    every answer received; and of the bare app after as many acks."""
+    meet, slack = FakeMeet(), FakeSlack()
+    people = [f"U0MIX{i:03d}" for i in range(20)]
+    for user in people:
+        slack.add_user(user, f"{user.lower()}@example.gouv.fr", locale="fr-FR")
+        meet.add_user(f"{user.lower()}@example.gouv.fr")
+    with World(meet, slack) as world:
+        bot, bare = world.start(["-m", "bot", "serve"]), world.start(["bench/bare_app.py"], bare=True)
+        bot_process, bare_process = world.processes
+        limit = asyncio.Semaphore(20)
+        async with httpx.AsyncClient(timeout=30) as http:
+
+            async def one(index: int) -> None:
+                body = command_body(("new", "list", "help", "lsit")[index % 4], people[index % 20], slack.response_url())
+                async with limit:
+                    answer = await http.post(bot + "/slack/events", content=body, headers=signed_headers(body))
+                    assert answer.status_code == 200, answer.text
+
+            await asyncio.gather(*(one(i) for i in range(MIXED)))
+        await wait_for(lambda: len(slack.responses) >= MIXED, timeout=120)
+        await fire([bare], people[0], slack.response_url(), MIXED, 20)
+        return rss(bot_process), rss(bare_process)
+
+
+async def main() -> list[tuple[str, str, str]]:
+    env = python_env()
+    bare = median_run(["-c", "pass"], env)
+    help_ = median_run(["-m", "bot", "--help"], env)
+    unset = median_run(["-m", "bot", "serve"], env)
+    redis = EmbeddedRedis(ELSEWHERE / "redis")
+    redis.start()
+    with Silent() as slack, Silent() as meet, Silent() as ds:
+        world_env = python_env(SLACK_BOT_TOKEN="xoxb-bench", SLACK_SIGNING_SECRET=SIGNING_SECRET,
+                               SLACK_API_URL=f"{slack}/api/", MEET_API_URL=f"{meet}/external-api/v1.0",
+                               MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret", DS_API_URL=f"{ds}/api/v2/graphql",
+                               DS_API_TOKEN="ds-token", LOG_LEVEL="WARNING", REDIS_URL=redis.url)
+        try:
+            ready = ready_figures(world_env)
+        finally:
+            redis.stop()
+    bot_after, bare_after = await after_mixed_commands()
+    faster = min(ready["uvicorn"][0], ready["aiohttp"][0])
+    lighter = min(ready["uvicorn"][1], ready["aiohttp"][1])
+    mib = 2**20
+    return [
+        ("python -m bot --help (median of 5)", f"{help_:.3f} s", f"python -c pass {bare:.3f} s: {help_ / bare:.1f}× (target ≤ 3×)"),
+        ("python -m bot serve, no configuration (median of 5)", f"{unset:.3f} s to say what to set",
+         f"python -c pass {bare:.3f} s: {unset / bare:.1f}×"),
+        ("serve until /healthz answers 200, Slack, rooms, dossiers silent (median of 3)", f"{ready['roombot'][0]:.2f} s",
+         f"bare Bolt listening: uvicorn {ready['uvicorn'][0]:.2f} s · aiohttp {ready['aiohttp'][0]:.2f} s: "
+         f"{ready['roombot'][0] / faster:.2f}× the faster (target ≤ 2×)"),
+        ("RSS once ready (1 s after answering)", f"roombot {ready['roombot'][1] / mib:.0f} MiB",
+         f"bare uvicorn {ready['uvicorn'][1] / mib:.0f} MiB · aiohttp {ready['aiohttp'][1] / mib:.0f} MiB: "
+         f"{ready['roombot'][1] / lighter:.2f}× the lighter (target ≤ 2×)"),
+        (f"RSS after {MIXED:,} mixed commands (new, list, help, a typo; 20 people)", f"roombot {bot_after / mib:.0f} MiB",
+         f"bare uvicorn after {MIXED:,} acks {bare_after / mib:.0f} MiB: {bot_after / bare_after:.2f}× (target ≤ 2×)"),
+    ]
