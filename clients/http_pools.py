@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from clients import tls
+
 KEEPALIVE = 4.0
 
 
@@ -29,7 +31,7 @@ class Pools:
         # room creation is not retried (it may have been made). With 30 s here, one creation in a
         # run of the cluster crash test failed with a ReadError against the uvicorn-served fake.
         limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=KEEPALIVE)
-        self._clients = [httpx.AsyncClient(limits=limits, **options) for _ in range(shards)]
+        self._clients = [httpx.AsyncClient(limits=limits, verify=tls.context(), **options) for _ in range(shards)]
         self._busy = [0] * shards
         self._free = asyncio.Semaphore(shards * size)  # so no shard ever has a call waiting inside
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import Field, SecretStr, ValidationError, field_validator
 
+from clients import tls
 from clients.dossiers import errors
 from clients.dossiers.rate_limit import RateLimiter
 from clients.errors import UnreadableBody, describe_error, read_json
@@ -182,6 +183,7 @@ class DossierService:
         self._max_pages, self._walk_seconds, self._max_answer = max_pages, walk_seconds, max_answer_bytes
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
         self._http = httpx.AsyncClient(
+            verify=tls.context(),
             follow_redirects=False,
             timeout=httpx.Timeout(timeout, connect=5.0),
             headers={"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"},

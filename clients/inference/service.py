@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
+from clients import tls
 from clients.errors import UnreadableBody, describe_error, read_json
 from clients.inference.errors import (
     InferenceError,
@@ -101,7 +102,7 @@ class InferenceService:
         self._on_refused = on_refused
         self.model = model
         self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=15.0)
-        self._http = httpx.AsyncClient(follow_redirects=False, timeout=httpx.Timeout(timeout, connect=5.0))
+        self._http = httpx.AsyncClient(verify=tls.context(), follow_redirects=False, timeout=httpx.Timeout(timeout, connect=5.0))
         self._key_route: str | None = None
 
     async def aclose(self) -> None:
