@@ -19,9 +19,10 @@ from redis.exceptions import RedisError, ResponseError
 from slack_sdk.errors import SlackApiError
 
 from bot import advice
-from bot.config import WHAT, Settings
+from bot.config import Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
+from bot.requirements import unset_line
 from bot.tables import clean
 from bot.wiring import dossier_service, room_service, slack_client
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
@@ -92,7 +93,7 @@ async def log_failures(settings: Settings, redis: aioredis.Redis) -> None:
 
 
 def _unset(settings: Settings, *names: str) -> str:
-    return "set " + ", ".join(f"{name.upper()} ({WHAT[name]})" for name in settings.missing(*names))
+    return unset_line(settings.missing(*names))
 
 
 async def _redis(redis: aioredis.Redis, settings: Settings) -> Result:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.requirements import missing_before_parsing
 from handlers.i18n import LANGUAGES
 
 if TYPE_CHECKING:
@@ -42,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
         digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
     # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
-    # variable answer before the clients, Bolt or the plotting library are loaded.
+    # variable answer before the configuration's parser, the clients or Bolt are loaded.
+    unset = missing_before_parsing(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
+    if unset is not None:
+        print(f"roombot: configuration error: {unset}", file=sys.stderr)
+        return 2
     from bot import logs
     from bot.config import ConfigError, load_settings
 

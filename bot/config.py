@@ -17,6 +17,7 @@ from cryptography.fernet import Fernet
 from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.requirements import needed, unset_line
 from clients.secret_box import SecretBox
 from handlers.i18n import LANGUAGES
 
@@ -185,39 +186,12 @@ class Settings(BaseSettings):
         """Stops with one line naming every one of `names` that is unset; `to` says what needs them."""
         unset = self.missing(*names)
         if unset:
-            raise ConfigError(f"{to}, set " + ", ".join(f"{name.upper()} ({WHAT[name]})" for name in unset))
-
-    @property
-    def serve_requirements(self) -> tuple[str, ...]:
-        """What `serve` cannot start without: Slack's credentials and the room service's."""
-        slack = ("slack_bot_token",) if self.socket_mode else ("slack_bot_token", "slack_signing_secret")
-        return (*slack, "meet_api_url", "meet_client_id", "meet_client_secret")
+            raise ConfigError(f"{to}, {unset_line(unset)}")
 
     def require_for(self, command: str, *, dry_run: bool = False) -> None:
-        """Stops with one line when `command` cannot run without an unset variable: checked before
-        the command loads its clients, so a fresh machine hears what to set at once."""
-        if command == "serve":
-            self.require(*self.serve_requirements, to="to serve")
-        elif command == "digest" and dry_run:
-            self.require("ds_api_token", "digest_demarches", to="to count the digest")
-        elif command == "digest":
-            self.require("ds_api_token", "digest_demarches", "slack_bot_token", "digest_channel", to="to post the digest")
-        elif command == "keys":
-            self.require("albert_api_key", to="to manage the inference keys")
-
-
-#: What each variable is, as the configuration error names it.
-WHAT = {
-    "slack_bot_token": "the Slack bot token, xoxb-…",
-    "slack_signing_secret": "Slack's request signing secret, needed in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode",
-    "meet_api_url": "the room service URL, ending in /external-api/v1.0",
-    "meet_client_id": "the room service application's id",
-    "meet_client_secret": "the room service application's secret",
-    "ds_api_token": "the dossier service's API token, from its administrator profile",
-    "digest_channel": "the Slack channel id the digest goes to, like C0123ABCD",
-    "digest_demarches": "the comma-separated démarche numbers the digest reports on",
-    "albert_api_key": "the inference service's API key",
-}
+        """Stops with one line when `command` cannot run without an unset variable."""
+        names, to = needed(command, dry_run=dry_run, socket_mode=self.socket_mode)
+        self.require(*names, to=to)
 
 
 def load_settings(**overrides: object) -> Settings:

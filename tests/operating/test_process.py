@@ -6,6 +6,8 @@ import asyncio
 import re
 import signal
 import socket
+import subprocess
+import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -82,15 +84,20 @@ def test_serve_answers_before_its_start_up_checks_while_every_service_is_silent(
     assert "start-up check: ✗ Slack" not in output  # still waiting for Slack when it stopped, and serving all along
 
 
+#: What `serve` needs, set: the malformed values are what is left to name.
+COMPLETE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "MEET_API_URL": "https://meet.example/external-api/v1.0",
+            "MEET_CLIENT_ID": "roombot", "MEET_CLIENT_SECRET": "secret"}
+
+
 @pytest.mark.parametrize(
     ("env", "variable"),
     [
         ({}, "SLACK_BOT_TOKEN"),
         ({"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
         ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, "MEET_API_URL"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "MEET_API_URL": "meet.example"}, "MEET_API_URL"),
-        ({"PORT": "eighty"}, "PORT"),
-        ({"DEFAULT_LANGUAGE": "de"}, "DEFAULT_LANGUAGE"),
+        ({**COMPLETE, "MEET_API_URL": "meet.example"}, "MEET_API_URL"),
+        ({**COMPLETE, "PORT": "eighty"}, "PORT"),
+        ({**COMPLETE, "DEFAULT_LANGUAGE": "de"}, "DEFAULT_LANGUAGE"),
     ],
 )
 def test_missing_or_malformed_configuration_stops_with_one_line(bare_env, capsys, env: dict, variable: str):
@@ -110,6 +117,9 @@ def test_every_missing_variable_is_named_at_once(bare_env, capsys):
 
 
 def test_every_malformed_variable_is_named_at_once(bare_env, capsys):
+    """Once nothing is missing (missing ones are named first, before the parser loads)."""
+    for name, value in COMPLETE.items():
+        bare_env.setenv(name, value)
     bare_env.setenv("PORT", "eighty")
     bare_env.setenv("DEFAULT_LANGUAGE", "de")
     assert main([]) == 2
@@ -130,6 +140,25 @@ def test_the_example_environment_names_every_variable_and_works_as_a_start(bare_
 def test_dotenv_file_is_read(bare_env, capsys, tmp_path: Path):
     (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-dotenv\n")
     assert main([]) == 2 and "SLACK_SIGNING_SECRET" in capsys.readouterr().err  # got past the token
+
+
+NAMED_EARLY = """
+import sys
+from bot.cli import main
+code = main(["serve"])
+print(code, sorted(name for name in ("pydantic", "slack_bolt", "httpx", "redis") if name in sys.modules))
+"""
+
+
+def test_a_missing_variable_is_named_before_the_configuration_parser_loads(tmp_path: Path):
+    """As Settings reads them: .env after the environment, any case, an empty value unset."""
+    (tmp_path / ".env").write_text("slack_bot_token=xoxb-1\nSLACK_SIGNING_SECRET=s\nMEET_API_URL=\n")
+    env = python_env(MEET_CLIENT_ID="roombot", MEET_API_URL="")
+    shown = subprocess.run([sys.executable, "-c", NAMED_EARLY], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=60)
+    assert shown.stdout.strip() == "2 []", shown.stderr
+    assert shown.stderr.strip() == ("roombot: configuration error: to serve, set MEET_API_URL (the room service URL, "
+                                    "ending in /external-api/v1.0), MEET_CLIENT_SECRET (the room service application's secret)")
 
 
 @pytest.fixture
