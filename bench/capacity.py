@@ -13,14 +13,12 @@ something only while the bare apps stay near it.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
 
+from bench.load import generate
 from bench.rooms import SERVICE_DELAY, World
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.processes import ROOT
 
 RATES = (50, 100, 150, 200, 300, 400, 600, 800, 1000, 1300, 1600)
 STEP_SECONDS = 6
@@ -28,19 +26,6 @@ COMPARE_RATE, CONNECTIONS = 100, 50
 ROUNDS = 3  # 10 s runs at COMPARE_RATE per server; the median p99 is shown
 TARGET_P99_MS = 500
 USER = "U0BENCH"
-
-
-async def load(base: str, rate: float, seconds: float, response_url: str) -> dict:
-    """One run of the load generator, in its own process."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bench.load", base + "/slack/events", str(rate), str(seconds),
-        "--connections", str(CONNECTIONS), "--user", USER, "--response-url", response_url,
-        cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await process.communicate()
-    if process.returncode != 0:
-        raise RuntimeError(f"the load generator failed ({process.returncode})")
-    return json.loads(out)
 
 
 async def drained(slack: FakeSlack, expected: int, timeout: float) -> bool:
@@ -61,7 +46,7 @@ async def highest_steady_rate(base: str, slack: FakeSlack, *, replies: bool) -> 
     best, best_result = 0, None
     for rate in RATES:
         before = len(slack.responses)
-        result = await load(base, rate, STEP_SECONDS, slack.response_url())
+        result = await generate(base, rate, STEP_SECONDS, slack.response_url())
         done = not replies or await drained(slack, before + result["answered"], 10)
         if not (steady(result) and done):
             break
@@ -85,14 +70,14 @@ async def main() -> list[tuple[str, str, str]]:
         }
         bot, *bares = servers
         for base in servers.values():  # warm up: Bolt's first request, the bot's token and profile
-            await load(base, 10, 1, slack.response_url())
+            await generate(base, 10, 1, slack.response_url())
         await drained(slack, 10, 15)
-        floors = {name: await load(servers[name], 10, 5, slack.response_url()) for name in bares}
+        floors = {name: await generate(servers[name], 10, 5, slack.response_url()) for name in bares}
         runs: dict[str, list[dict]] = {name: [] for name in servers}
         for _ in range(ROUNDS):  # interleaved, so a slow moment of the machine falls on each in turn
             for name, base in servers.items():
                 before = len(slack.responses)
-                runs[name].append(await load(base, COMPARE_RATE, 10, slack.response_url()))
+                runs[name].append(await generate(base, COMPARE_RATE, 10, slack.response_url()))
                 if name == bot:
                     await drained(slack, before + runs[name][-1]["answered"], 30)
         compared = {name: sorted(results, key=lambda r: r["p99_ms"] or float("inf"))[ROUNDS // 2] for name, results in runs.items()}

@@ -1,4 +1,6 @@
-"""An open-loop load generator in a process of its own: `python -m bench.load URL RATE SECONDS`.
+"""An open-loop load generator in a process of its own: `python -m bench.load URL RATE SECONDS`
+(or `--burst N`: N requests at once, each sent when one of CONNECTIONS is free — a closed loop,
+latency counted from sending).
 
 Requests leave on a fixed schedule (RATE a second), whether or not earlier ones were answered, and
 each latency counts from the moment its request was due — so a server that stalls is charged for
@@ -14,15 +16,18 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import time
 
 import aiohttp
 
+from tests.processes import ROOT
 from tests.slack_requests import command_body, signed_headers
 
 
-async def run(url: str, rate: float, seconds: float, connections: int, user: str, response_url: str) -> dict[str, object]:
-    count = round(rate * seconds)
+async def run(url: str, rate: float, seconds: float, connections: int, user: str, response_url: str,
+              burst: int = 0) -> dict[str, object]:
+    count = burst or round(rate * seconds)
     latencies: list[float] = []
     failures: dict[str, int] = {}
     connector = aiohttp.TCPConnector(limit=connections, force_close=False)
@@ -44,12 +49,19 @@ async def run(url: str, rate: float, seconds: float, connections: int, user: str
 
         start = time.perf_counter() + 0.1
         tasks = []
-        for index in range(count):
+        free = asyncio.Semaphore(connections)
+
+        async def when_free() -> None:
+            async with free:
+                await one(time.perf_counter())
+
+        for index in range(count if not burst else 0):
             due = start + index / rate
             delay = due - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             tasks.append(asyncio.create_task(one(due)))
+        tasks += [asyncio.create_task(when_free()) for _ in range(burst)]
         sending = time.perf_counter() - start
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - start
@@ -66,6 +78,20 @@ async def run(url: str, rate: float, seconds: float, connections: int, user: str
     }
 
 
+async def generate(base: str, rate: float, seconds: float, response_url: str, *extra: str,
+                   connections: int = 50, user: str = "U0BENCH") -> dict:
+    """One run of this generator in its own process, against `base`'s Slack route; what it printed."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.load", base + "/slack/events", str(rate), str(seconds),
+        "--connections", str(connections), "--user", user, "--response-url", response_url, *extra,
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(f"the load generator failed ({process.returncode})")
+    return json.loads(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url")
@@ -74,8 +100,10 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--user", default="U0BENCH")
     parser.add_argument("--response-url", default="http://127.0.0.1:9/response/bench")
+    parser.add_argument("--burst", type=int, default=0, metavar="N", help="N requests in a closed loop instead")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.url, args.rate, args.seconds, args.connections, args.user, args.response_url))))
+    print(json.dumps(asyncio.run(run(args.url, args.rate, args.seconds, args.connections, args.user, args.response_url,
+                                     args.burst))))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import aiohttp
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -29,6 +30,7 @@ from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
+from clients.http_pools import KEEPALIVE
 from clients.json_cache import JsonCache
 from clients.once import Once
 from clients.redis_keys import application_tag
@@ -40,6 +42,7 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from handlers import responses
 from handlers.digest.job import DigestConfig, DigestJob
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
@@ -53,7 +56,18 @@ class Runtime:
     app: AsyncApp
     redis: aioredis.Redis
     tasks: ListenerTasks
+    http: aiohttp.ClientSession
     digests: DigestJob | None = None
+
+    async def aclose(self) -> None:
+        await self.http.close()
+
+
+def slack_session() -> aiohttp.ClientSession:
+    """One pool of kept-alive connections to Slack, for the Web API and `response_url` alike (both
+    otherwise open a session, a connection and a TLS handshake per call). Idle connections close
+    after 4 s, before the usual 5 s keep-alive of servers and proxies runs out under a request."""
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(keepalive_timeout=KEEPALIVE))
 
 
 def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, digests: DigestJob | None = None) -> Runtime:
@@ -65,6 +79,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     # Bolt builds its client from the token (handing it one of ours makes it warn at every start
     # when SLACK_BOT_TOKEN is in the environment); per-request clients copy its settings.
     configure_slack_client(app.client, settings)
+    http = app.client.session = slack_session()  # per-request clients take it from here
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     app_tag = application_tag(settings.meet_client_id or "")
@@ -91,7 +106,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         digests=digests,
     )
     register_listeners(app, services)
-    return Runtime(app=app, redis=redis, tasks=tasks, digests=digests)
+    responses.register(app, http)
+    return Runtime(app=app, redis=redis, tasks=tasks, http=http, digests=digests)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:
@@ -151,6 +167,7 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
         stack.push_async_callback(rooms.aclose)
         digests = await stack.enter_async_context(digest_job(settings, redis, None)) if settings.ds_api_token else None
         runtime = build_app(settings, redis, rooms, digests=digests)
+        stack.push_async_callback(runtime.aclose)
         if digests is not None:
             digests.slack = runtime.app.client  # posts with the app's own client
         yield runtime

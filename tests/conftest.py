@@ -255,6 +255,7 @@ async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack,
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
         yield Bot(runtime, http, slack)
         await runtime.tasks.drain(5)
+    await runtime.aclose()
     await rooms.aclose()
 
 

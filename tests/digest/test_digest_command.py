@@ -53,6 +53,7 @@ async def digest_bot(digest_settings: Settings, redis, slack: FakeSlack, ds: Fak
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
         yield Bot(runtime, http, slack)
         await runtime.tasks.drain(10)
+    await runtime.aclose()
     await rooms.aclose()
     await service.aclose()
 

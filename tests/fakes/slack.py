@@ -81,6 +81,7 @@ class FakeSlack:
     refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls refused before their method ran
     response_channels: dict[str, str] = field(default_factory=dict)  # response_url name → its channel
     joined: list[str] = field(default_factory=list)  # channels the bot joined
+    connections: set[tuple[str, int]] = field(default_factory=set)  # the callers' (host, port): one per connection
 
     def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
@@ -136,6 +137,7 @@ class FakeSlack:
             pusher.cancel()
 
     async def _respond(self, request: Request) -> Response:
+        self._connected(request)
         name = request.path_params["name"]
         if name in self.dead_response_urls:
             return PlainTextResponse("expired_url", status_code=404)
@@ -155,7 +157,12 @@ class FakeSlack:
         self.responses.append(body)
         return PlainTextResponse("ok")
 
+    def _connected(self, request: Request) -> None:
+        if request.client is not None:
+            self.connections.add((request.client.host, request.client.port))
+
     async def _api(self, request: Request) -> Response:
+        self._connected(request)
         method = request.path_params["method"]
         args: dict[str, Any] = dict(request.query_params)
         raw = await request.body()

@@ -34,9 +34,10 @@ async def test_healthz_reports_redis(bot, settings, meet: FakeMeet, tmp_path: Pa
 
     unreachable = aioredis.Redis.from_url(f"unix://{tmp_path}/no-redis.sock")
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
-    web = create_web_app(build_app(settings, unreachable, rooms))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=web), base_url="http://bot") as http:
+    runtime = build_app(settings, unreachable, rooms)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_web_app(runtime)), base_url="http://bot") as http:
         sick = await http.get("/healthz")
+    await runtime.aclose()
     await rooms.aclose()
     assert sick.status_code == 503 and sick.json()["redis"] == "unreachable"
 

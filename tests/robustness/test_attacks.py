@@ -103,7 +103,8 @@ async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack:
     from tests.slack_requests import SIGNING_SECRET
 
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
-    endpoint = SlackEndpoint(build_app(settings, redis, rooms).app, SIGNING_SECRET, body_seconds=0.3)
+    runtime = build_app(settings, redis, rooms)
+    endpoint = SlackEndpoint(runtime.app, SIGNING_SECRET, body_seconds=0.3)
     sent: list[dict] = []
 
     async def receive() -> dict:
@@ -117,6 +118,7 @@ async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack:
              "query_string": b"", "server": ("bot", 80), "scheme": "http", "root_path": ""}
     from starlette.requests import Request
     response = await asyncio.wait_for(endpoint.handle(Request(scope, receive)), 5)
+    await runtime.aclose()
     await rooms.aclose()
     assert response.status_code == 408 and response.headers["connection"] == "close"
 

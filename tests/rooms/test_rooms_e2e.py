@@ -153,3 +153,12 @@ async def test_room_list_shows_the_rooms_made_lately_first_and_says_how_the_rest
     assert "The first 1 are the rooms you made lately; the others come in the order the room service keeps them" in text_of(listed)
     second = await bot.reply("list 2")
     assert "made lately" not in text_of(second)  # only page 1 leads with them
+
+
+async def test_replies_and_web_api_calls_share_kept_alive_connections_to_slack(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    """A connection (and against Slack, a TLS handshake) per reply cost a third of each command's CPU."""
+    for _ in range(10):
+        await bot.reply("help")
+    await bot.reply("new")  # users.info, then the reply
+    assert len(slack.responses) == 11
+    assert len(slack.connections) <= 2, slack.connections
