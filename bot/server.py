@@ -49,7 +49,7 @@ def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> St
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
     if signing_secret is not None:
-        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret).handle, methods=["POST"]))
+        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
     return Starlette(routes=routes)
 
 

@@ -21,6 +21,8 @@ from slack_sdk.signature import SignatureVerifier
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 
+from handlers.ack_first import PendingAcks
+
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024
@@ -33,8 +35,10 @@ class _TooLarge(Exception):
 
 
 class SlackEndpoint:
-    def __init__(self, app: AsyncApp, signing_secret: str, *, body_seconds: float = BODY_SECONDS) -> None:
+    def __init__(self, app: AsyncApp, signing_secret: str, *, body_seconds: float = BODY_SECONDS,
+                 pending: PendingAcks | None = None) -> None:
         self._app = app
+        self._pending = pending or PendingAcks()
         self._body_seconds = body_seconds
         self._verifier = SignatureVerifier(signing_secret)
         self._refused: Counter[str] = Counter()
@@ -64,7 +68,11 @@ class SlackEndpoint:
             log.warning("Slack is dropping this app's events for the minute starting at %s: more than 30,000 "
                         "event deliveries an hour (app_rate_limited)", bolt_request.body.get("minute_rate_limited"))
             return PlainTextResponse("", status_code=200)
-        return to_starlette_response(await self._app.async_dispatch(bolt_request))
+        self._pending.started()
+        try:
+            return to_starlette_response(await self._app.async_dispatch(bolt_request))
+        finally:
+            self._pending.answered()
 
     def _signed(self, body: bytes, request: Request) -> bool:
         try:

@@ -42,7 +42,8 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
-from handlers import responses
+from handlers import ack_first, responses
+from handlers.ack_first import PendingAcks
 from handlers.digest.job import DigestConfig, DigestJob
 from handlers.listeners import register_listeners
 from handlers.profiles import PROFILE_TTL
@@ -57,6 +58,7 @@ class Runtime:
     redis: aioredis.Redis
     tasks: ListenerTasks
     http: aiohttp.ClientSession
+    pending: PendingAcks
     digests: DigestJob | None = None
 
     async def aclose(self) -> None:
@@ -107,7 +109,9 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     )
     register_listeners(app, services)
     responses.register(app, http)
-    return Runtime(app=app, redis=redis, tasks=tasks, http=http, digests=digests)
+    pending = PendingAcks()
+    ack_first.register(app, pending)
+    return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, digests=digests)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:
