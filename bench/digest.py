@@ -11,6 +11,8 @@ The limiter is set out of the way (the fake does not rate limit): this measures 
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -20,28 +22,44 @@ from pathlib import Path
 import httpx
 import redis.asyncio as aioredis
 from pydantic import SecretStr
+from redis import Redis
 
+from bench.raw_walk import walk as bare_walk
 from bench.rooms import start
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import GET_DEMARCHE, DossierService
 from tests.fakes.ds import TOKEN
+from tests.processes import ROOT, python_env
 
 WALK, SMALL, LARGE = 20_000, 10_000, 100_000
 
 
 async def raw_walk(url: str, number: int) -> int:
-    seen, after = 0, None
-    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
-        while True:
-            response = await http.post(url, json={"query": GET_DEMARCHE, "operationName": "getDemarche",
-                                                  "variables": {"demarcheNumber": number, "after": after}})
-            dossiers = response.json()["data"]["demarche"]["dossiers"]
-            seen += len(dossiers["nodes"])
-            if not dossiers["pageInfo"]["hasNextPage"]:
-                return seen
-            after = dossiers["pageInfo"]["endCursor"]
+    return await bare_walk(url, number, GET_DEMARCHE, TOKEN)
+
+
+def whole_processes(url: str, redis_url: str, number: int, redis_server_flush) -> tuple[float, float]:
+    """Median of 3 whole processes each: `digest --dry-run` (start-up, a full walk, the message) and
+    the bare loop as a script of its own."""
+    elsewhere = Path(tempfile.mkdtemp(prefix="roombot-bench-whole-"))
+    query = elsewhere / "query.graphql"
+    query.write_text(GET_DEMARCHE)
+    env = python_env(DS_API_URL=url, DS_API_TOKEN=TOKEN, DIGEST_DEMARCHES=str(number), REDIS_URL=redis_url,
+                     DS_REQUESTS_PER_MINUTE="100000", LOG_LEVEL="WARNING")
+    bot, raw = [], []
+    for _ in range(3):
+        redis_server_flush()  # every run walks in full
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "bot", "digest", "--dry-run", "--no-ai", "--fresh"], cwd=elsewhere,
+                       env=env, check=True, capture_output=True, timeout=300)
+        bot.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, str(ROOT / "bench/raw_walk.py"), url, str(number), str(query), TOKEN],
+                       cwd=elsewhere, env=env, check=True, capture_output=True, timeout=300)
+        raw.append(time.perf_counter() - started)
+    return statistics.median(bot), statistics.median(raw)
 
 
 async def paginate(service: DossierService, number: int) -> int:
@@ -81,6 +99,7 @@ async def main() -> list[tuple[str, str, str]]:
             pages.append(await timed(paginate(service, 1)))
             ours.append(await timed(full_walk(counter, 1)))
         raw_s, pages_s, ours_s = (statistics.median(times) for times in (raw, pages, ours))
+        whole_s, whole_raw_s = whole_processes(url, redis_server.url, 1, lambda: Redis.from_url(redis_server.url).flushdb())
 
         peaks = {}
         for number, size in ((2, SMALL), (3, LARGE)):
@@ -109,6 +128,8 @@ async def main() -> list[tuple[str, str, str]]:
         (f"paginator over {WALK:,} dossiers, tallied (median of 5)", f"{pages_s:.2f} s vs raw loop {raw_s:.2f} s",
          f"{pages_s / raw_s:.2f}× (target ≤ 1.05×)"),
         ("full counting walk, states stored in Redis", f"{ours_s:.2f} s vs raw loop {raw_s:.2f} s", f"{ours_s / raw_s:.2f}×"),
+        (f"whole process: digest --dry-run over {WALK:,} dossiers (median of 3)",
+         f"{whole_s:.2f} s vs a raw-loop script {whole_raw_s:.2f} s", f"{whole_s / whole_raw_s:.2f}× (target ≤ 1.2×)"),
         ("peak memory of a full walk", f"{peaks[SMALL] / 1024:,.0f} KiB for {SMALL:,} · {peaks[LARGE] / 1024:,.0f} KiB for {LARGE:,}",
          f"{peaks[LARGE] / peaks[SMALL]:.2f}× for 10× the dossiers (flat)"),
         (f"second day, {LARGE:,} dossiers, {changed['changed']:,} changed",

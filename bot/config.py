@@ -67,6 +67,7 @@ class Settings(BaseSettings):
 
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
+    serve_processes: int = Field(default=1, ge=1, le=32)  # `serve` processes sharing the port, one event loop each
     log_level: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
 
     @field_validator("digest_demarches", mode="before")

@@ -11,7 +11,11 @@ import asyncio
 import datetime as dt
 import gc
 import logging
+import os
 import signal
+import socket
+import subprocess
+import sys
 
 import redis.asyncio as aioredis
 import uvicorn
@@ -22,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.check import log_failures
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily, run_subscriptions
 from bot.slack_endpoint import SlackEndpoint
@@ -32,6 +36,8 @@ from clients.inference.key_store import KeyStore
 log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 6.0
+#: Set in the environment of the serve processes the first one starts (SERVE_PROCESSES).
+HELPER = "ROOMBOT_SERVE_HELPER"
 MAX_CONNECTIONS = 512
 HEALTH_TIMEOUT = 1.0
 
@@ -60,14 +66,55 @@ async def redis_reachable(redis: aioredis.Redis) -> bool:
         return False
 
 
+def listening_socket(host: str, port: int, *, shared: bool) -> socket.socket:
+    """The HTTP port; `shared` so that the other processes of SERVE_PROCESSES bind it too (only
+    then: a second, unrelated `serve` on a busy port must fail, not share it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port} ({error.strerror}): set HOST and PORT to a free address") from None
+    sock.listen(2048)
+    return sock
+
+
+def start_helpers(count: int) -> list[subprocess.Popen[bytes]]:
+    """The other serve processes: the same command and environment, one process each (they find
+    the embedded Redis this one started under DATA_DIR, or the configured one)."""
+    env = {**os.environ, "SERVE_PROCESSES": "1", HELPER: "1"}
+    return [subprocess.Popen([sys.executable, "-m", "bot", "serve"], env=env) for _ in range(count)]
+
+
+async def stop_helpers(helpers: list[subprocess.Popen[bytes]]) -> None:
+    """Each drains as this one does; Redis (perhaps this process's own) outlives them."""
+    for helper in helpers:
+        if helper.poll() is None:
+            helper.terminate()
+    for helper in helpers:
+        try:
+            await asyncio.to_thread(helper.wait, DRAIN_SECONDS + 5)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            await asyncio.to_thread(helper.wait)
+
+
 async def serve(settings: Settings) -> None:
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
     # place that re-raise is harmless, so we still drain, close and exit 0.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, frame: None)
+    helper = os.environ.get(HELPER) == "1"
+    sock = listening_socket(settings.host, settings.port, shared=helper or settings.serve_processes > 1)
     async with running(settings) as runtime:
-        # the checks only log: a slow or silent service must not hold back /healthz and the acks
-        checks = asyncio.create_task(log_failures(settings, runtime.redis))
+        helpers = [] if helper else start_helpers(settings.serve_processes - 1)
+        # the checks only log: a slow or silent service must not hold back /healthz and the acks;
+        # the first process logs them for all
+        checks = asyncio.create_task(asyncio.sleep(0) if helper else log_failures(settings, runtime.redis))
         # Everything built so far (modules, clients, the app) lives as long as the process: kept out
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
         # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
@@ -97,10 +144,11 @@ async def serve(settings: Settings) -> None:
             await socket_mode.connect_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             log.info("connected to Slack in Socket Mode")
         try:
-            await server.serve()
+            await server.serve(sockets=[sock])
         finally:
             stop.set()
             checks.cancel()
+            await stop_helpers(helpers)
             if socket_mode is not None:
                 await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             await runtime.tasks.drain(DRAIN_SECONDS)

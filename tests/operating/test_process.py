@@ -142,6 +142,37 @@ def test_dotenv_file_is_read(bare_env, capsys, tmp_path: Path):
     assert main([]) == 2 and "SLACK_SIGNING_SECRET" in capsys.readouterr().err  # got past the token
 
 
+def _serving_children(pid: int) -> list[int]:
+    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return [child for child in children if "bot" in Path(f"/proc/{child}/cmdline").read_text()]
+
+
+def _running(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
+async def test_serve_processes_share_the_port_answer_every_command_and_stop_together(tmp_path: Path, meet: FakeMeet,
+                                                                                    slack: FakeSlack):
+    slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
+    meet.add_user("alice@example.gouv.fr")
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), SERVE_PROCESSES="3")
+    process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+    try:
+        helpers = _serving_children(process.pid)
+        assert len(helpers) == 2
+        for index in range(30):  # a connection each: the kernel spreads them over the three
+            body = command_body("help", "U0ALICE", slack.response_url(f"r{index}"))
+            async with httpx.AsyncClient(timeout=10) as http:
+                assert (await http.post(base + "/slack/events", content=body, headers=signed_headers(body))).status_code == 200
+        await slack.wait_responses(30, timeout=30)
+        assert _running(helpers) == helpers  # both bound the port and serve (a failed bind ends a process)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output
+    assert _running(helpers) == []  # they stopped with it
+
+
 NAMED_EARLY = """
 import sys
 from bot.cli import main
