@@ -82,6 +82,10 @@ async def main() -> list[tuple[str, str, str]]:
                     await drained(slack, before + runs[name][-1]["answered"], 30)
         compared = {name: sorted(results, key=lambda r: r["p99_ms"] or float("inf"))[ROUNDS // 2] for name, results in runs.items()}
         capacity = {name: await highest_steady_rate(base, slack, replies=name == bot) for name, base in servers.items()}
+        # the same bot as SERVE_PROCESSES=2 on these 2 cores (which the generator and the fakes share)
+        two = world.start(["-m", "bot", "serve"], extra={"SERVE_PROCESSES": "2"})
+        await generate(two, 10, 1, slack.response_url())
+        two_processes = await highest_steady_rate(two, slack, replies=True)
 
     faster = min(bares, key=lambda name: compared[name]["p99_ms"] or float("inf"))
     ratio = compared[bot]["p99_ms"] / compared[faster]["p99_ms"]
@@ -95,4 +99,7 @@ async def main() -> list[tuple[str, str, str]]:
         (f"highest steady /room list rate, ack p99 < {TARGET_P99_MS} ms, {STEP_SECONDS} s steps {RATES[0]}…{RATES[-1]}/s",
          f"roombot {capacity[bot][0]}/s (p99 {ms(capacity[bot][1])}, every reply within 10 s)",
          " · ".join(f"{name.removeprefix('bare Bolt, ')} {capacity[name][0]}/s (p99 {ms(capacity[name][1])})" for name in bares)),
+        ("the same, roombot with SERVE_PROCESSES=2 (one per core)",
+         f"{two_processes[0]}/s (p99 {ms(two_processes[1])}): {two_processes[0] / 2:.0f}/s per process",
+         f"one process: {capacity[bot][0]}/s"),
     ]

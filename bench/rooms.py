@@ -73,10 +73,10 @@ class World:
         self.env = {**bot_env(self.meet, self.slack), "REDIS_URL": self._redis.url, "DATA_DIR": str(folder)}
         return self
 
-    def start(self, args: list[str], *, bare: bool = False) -> str:
+    def start(self, args: list[str], *, bare: bool = False, extra: dict[str, str] | None = None) -> str:
         """A bot (`bare`: the ack-only baseline) in its own process; its base URL."""
         env = {k: v for k, v in self.env.items() if k != "SLACK_BOT_TOKEN"} if bare else self.env
-        process, url = start(args, env)
+        process, url = start(args, {**env, **(extra or {})})
         self.processes.append(process)
         return url
 
