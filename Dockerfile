@@ -1,5 +1,8 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t roombot .   Run: docker run --env-file .env -p 3000:3000 -v roombot-data:/data roombot
+# /data is the one folder written (the embedded Redis, the chart's font cache): mount a volume
+# there, and the root can be read-only (--read-only). No VOLUME: with REDIS_URL set, nothing is
+# kept, and an anonymous volume would be left behind.
 
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -19,15 +22,15 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MPLCONFIGDIR=/data/.matplotlib
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin roombot \
     && mkdir /data && chown roombot:roombot /data
 COPY --from=build /opt/venv /opt/venv
 USER 10001:10001
 WORKDIR /home/roombot
-VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen(f\"http://127.0.0.1:{os.environ.get('PORT', '3000')}/healthz\", timeout=3)"]
+# asks where serve listens (HOST, PORT), on loopback when HOST is a wildcard
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["python", "-m", "bot.healthcheck"]
 STOPSIGNAL SIGTERM
 CMD ["python", "-m", "bot", "serve"]

@@ -31,8 +31,14 @@ def test_image_is_multi_stage_slim_non_root_with_a_health_check():
     assert re.search(r"^COPY --from=build ", DOCKERFILE, re.MULTILINE)
     user = re.findall(r"^USER (\S+)", DOCKERFILE, re.MULTILINE)
     assert user and user[-1].split(":")[0] not in ("0", "root")
-    assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", DOCKERFILE, re.MULTILINE)
+    assert re.search(r'^HEALTHCHECK .*CMD \["python", "-m", "bot.healthcheck"\]$', DOCKERFILE, re.MULTILINE)
     assert DOCKERFILE.rstrip().splitlines()[-1] == 'CMD ["python", "-m", "bot", "serve"]'
+
+
+def test_only_data_is_written_so_the_root_can_be_read_only_and_no_anonymous_volume_is_left():
+    env = dict(re.findall(r"^\s+(\w+)=(\S+?)(?: \\)?$", DOCKERFILE, re.MULTILINE))
+    assert env["DATA_DIR"] == "/data" and env["MPLCONFIGDIR"].startswith("/data/")  # the chart's font cache
+    assert not re.search(r"^VOLUME", DOCKERFILE, re.MULTILINE)
 
 
 def test_no_secret_goes_into_the_image():

@@ -142,6 +142,18 @@ def test_dotenv_file_is_read(bare_env, capsys, tmp_path: Path):
     assert main([]) == 2 and "SLACK_SIGNING_SECRET" in capsys.readouterr().err  # got past the token
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_the_health_check_asks_where_serve_listens(served, host: str):
+    """The container's HEALTHCHECK: HOST and PORT as serve has them; a wildcard host on loopback."""
+    _, base, _ = served
+    port = base.rsplit(":", 1)[1]
+    env = python_env(HOST=host, PORT=port)
+    assert subprocess.run([sys.executable, "-m", "bot.healthcheck"], env=env, timeout=30).returncode == 0
+    elsewhere = subprocess.run([sys.executable, "-m", "bot.healthcheck"], env={**env, "HOST": "127.0.0.9"}, timeout=30,
+                               capture_output=True, text=True)
+    assert elsewhere.returncode == 1 and elsewhere.stderr.startswith("unhealthy: ")
+
+
 def _serving_children(pid: int) -> list[int]:
     children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     return [child for child in children if "bot" in Path(f"/proc/{child}/cmdline").read_text()]
