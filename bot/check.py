@@ -23,8 +23,9 @@ from bot.config import Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
 from bot.requirements import unset_line
+from bot.slack_app import slack_client
 from bot.tables import clean
-from bot.wiring import dossier_service, room_service, slack_client
+from bot.wiring import dossier_service, room_service
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError

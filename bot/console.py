@@ -27,7 +27,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.config import Settings
 from bot.console_slack import TEAM, ConsoleSlack, Control, Directory, Person, person_id, slack_locale
-from bot.wiring import Runtime, running
+from bot.slack_app import Runtime, running
 from handlers.i18n import LANGUAGES, text
 
 QUIT = {"quit", "exit", "/quit", "/exit"}

@@ -29,8 +29,8 @@ from bot.check import log_failures
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
 from bot.scheduler import run_daily, run_subscriptions
+from bot.slack_app import Runtime, running
 from bot.slack_endpoint import SlackEndpoint
-from bot.wiring import Runtime, running
 from clients.inference.key_store import KeyStore
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from starlette.types import ASGIApp
 from bot.config import Settings
 from bot.redis_server import EmbeddedRedis, connect
 from bot.server import create_web_app
-from bot.wiring import Runtime, build_app
+from bot.slack_app import Runtime, build_app
 from clients.retry import RetryPolicy
 from clients.rooms.service import RoomService
 from tests.fakes.loopback import LoopbackServer

@@ -11,10 +11,10 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.access import DemarcheAccess, Membership
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
@@ -36,6 +36,9 @@ from handlers.digest.messages import (
 from handlers.digest.post import HINTS, DigestNotPosted, post_parts
 from handlers.digest.summary import summary_line
 from handlers.i18n import Mrkdwn, text
+
+if TYPE_CHECKING:
+    from slack_sdk.web.async_client import AsyncWebClient
 
 log = logging.getLogger(__name__)
 

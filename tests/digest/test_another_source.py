@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.wiring import configure_slack_client, digest_config
+from bot.slack_app import configure_slack_client
+from bot.wiring import digest_config
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore, Outcome

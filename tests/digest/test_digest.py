@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.scheduler import run_daily
-from bot.wiring import configure_slack_client
+from bot.slack_app import configure_slack_client
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.service import DossierService

@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Settings
 from bot.scheduler import run_subscriptions
 from bot.server import create_web_app
-from bot.wiring import build_app, configure_slack_client
+from bot.slack_app import build_app, configure_slack_client
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions

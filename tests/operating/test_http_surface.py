@@ -9,7 +9,7 @@ import httpx
 import redis.asyncio as aioredis
 
 from bot.server import create_web_app
-from bot.wiring import build_app
+from bot.slack_app import build_app
 from clients.rooms.service import RoomService
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet

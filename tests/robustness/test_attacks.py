@@ -97,8 +97,8 @@ async def test_hostile_bodies_get_400_401_or_413_never_500_and_one_log_line(bot,
 
 async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack: FakeSlack):
     """A client sending its body byte by byte does not hold a request open for ever."""
+    from bot.slack_app import build_app
     from bot.slack_endpoint import SlackEndpoint
-    from bot.wiring import build_app
     from clients.rooms.service import RoomService
     from tests.slack_requests import SIGNING_SECRET
 
@@ -201,7 +201,7 @@ async def test_service_text_reaches_slack_inert(settings, redis, ds, slack: Fake
     from pydantic import SecretStr
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.wiring import configure_slack_client
+    from bot.slack_app import configure_slack_client
     from clients.inference.service import InferenceService
     from tests.conftest import instant_policy, make_digest_job
     from tests.fakes.albert import BOOTSTRAP

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.wiring import configure_slack_client
+from bot.slack_app import configure_slack_client
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import EndlessWalk
