@@ -4,9 +4,14 @@
 # there, and the root can be read-only (--read-only). No VOLUME: with REDIS_URL set, nothing is
 # kept, and an anonymous volume would be left behind.
 
-FROM python:3.11-slim AS build
+# BASE: any image with Python 3.11 and its venv module (Debian's python3 and python3-venv do)
+ARG BASE=python:3.11-slim
+FROM ${BASE} AS build
+# behind a TLS-inspecting proxy: mount its CA bundle into the build and name it here, e.g.
+# podman build -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/proxy-ca.crt:ro --build-arg PIP_CERT=/etc/ssl/proxy-ca.crt .
+ARG PIP_CERT
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/venv
+RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
 COPY pyproject.toml README.md requirements.lock ./
@@ -14,9 +19,9 @@ COPY bot ./bot
 COPY handlers ./handlers
 COPY clients ./clients
 # the versions the tests ran with; test-only packages in the lock are not installed
-RUN pip install -c requirements.lock .
+RUN pip install -c requirements.lock . && pip uninstall -q -y pip  # pip itself is not needed to run (15 MB)
 
-FROM python:3.11-slim
+FROM ${BASE}
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
