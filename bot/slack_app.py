@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
 from bot.wiring import digest_job, room_service
-from clients.http_pools import KEEPALIVE
+from clients.aiohttp_transport import KEEPALIVE
 from clients.json_cache import JsonCache
 from clients.once import Once
 from clients.redis_keys import application_tag

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from clients.aiohttp_transport import AiohttpTransport
 from clients.errors import UnreadableBody, describe_error, field_errors, read_json
-from clients.http_pools import Pools
 from clients.retry import RetryPolicy
 from clients.rooms import errors
 from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
@@ -46,7 +46,8 @@ class RoomService:
         self._client_id = client_id
         self._client_secret = client_secret
         self._policy = policy or RetryPolicy(attempts=3, budget=8.0)  # a person waits for the answer
-        self._http = Pools(
+        self._http = httpx.AsyncClient(
+            transport=AiohttpTransport(),
             follow_redirects=False,
             timeout=httpx.Timeout(timeout, connect=3.0),
             headers={"Accept": "application/json", "User-Agent": "roombot"},
@@ -127,10 +128,7 @@ class RoomService:
         url = self._base + path
 
         async def attempt() -> httpx.Response:
-            async with self._http.client() as http:
-                response = await http.request(method, url, headers=headers, **kwargs)
-                await response.aread()
-                return response
+            return await self._http.request(method, url, headers=headers, **kwargs)
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)
