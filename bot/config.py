@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     meet_client_secret: SecretStr | None = None
     # Where room links point when the service omits `url` (its APPLICATION_BASE_URL unset).
     meet_room_base_url: AnyHttpUrl | None = None
+    # how long before a planned room's start Slack delivers its reminders
+    room_reminder_minutes: int = Field(default=10, ge=1, le=24 * 60)
 
     ds_api_url: AnyHttpUrl = AnyHttpUrl("https://demarche.numerique.gouv.fr/api/v2/graphql")
     ds_api_token: SecretStr | None = None

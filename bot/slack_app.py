@@ -23,6 +23,7 @@ from bot.redis_server import open_redis
 from bot.wiring import digest_job, room_service
 from clients.aiohttp_transport import KEEPALIVE
 from clients.json_cache import JsonCache
+from clients.meetings import Meetings
 from clients.once import Once
 from clients.redis_keys import application_tag
 from clients.rooms.directory import RoomDirectory
@@ -93,6 +94,9 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         once=Once(redis),
         default_language=settings.default_language,
         room_site=room_site,
+        meetings=Meetings(redis),
+        reminder_minutes=settings.room_reminder_minutes,
+        zone=settings.digest_timezone,
         digests=digests,
     )
     register_listeners(app, services)

@@ -57,6 +57,11 @@ def text(language: str, key: str, **params: object) -> str:
     return template.format(**safe)
 
 
+def file_text(language: str, key: str, **params: object) -> str:
+    """A text for a file people open elsewhere (a calendar file): nothing escaped for Slack."""
+    return catalog(language if language in LANGUAGES else "en")[key].format(**params)
+
+
 def language_for(locale: str | None, default: str) -> str:
     """Slack locales look like `fr-FR`, `en-GB`; one without a catalog gets the configured default
     (`DEFAULT_LANGUAGE`, itself checked against the catalogs at start)."""

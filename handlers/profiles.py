@@ -24,6 +24,7 @@ class Profile:
     is_bot: bool = False
     locale: str | None = None
     deleted: bool = False
+    tz: str | None = None  # IANA name (`users.info` → `tz`): planned rooms are read and shown in it
 
 
 class ProfileProblem(Exception):
@@ -50,6 +51,7 @@ async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, u
         is_bot=bool(user.get("is_bot") or user.get("is_app_user")),
         locale=user.get("locale"),
         deleted=bool(user.get("deleted")),
+        tz=user.get("tz") or None,
     )
     await cache.put(asdict(profile), team_id, user_id)
     return profile

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clients.json_cache import JsonCache
+from clients.meetings import Meetings
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
 from handlers.digest.job import DigestJob
@@ -18,5 +19,10 @@ class Services:
     default_language: str
     # Where people sign in to the room service, and where links point when the service gives none.
     room_site: str
+    # planned rooms: what the bot keeps of them, how long before the start reminders come, and the
+    # time zone of whoever has none in Slack (DIGEST_TIMEZONE)
+    meetings: Meetings
+    reminder_minutes: int
+    zone: str
     # the digest job, when a dossier-service token is configured
     digests: DigestJob | None = None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import ContextBlock
@@ -16,7 +18,7 @@ from handlers.new_room.messages import Choice
 from handlers.on_behalf import Asker
 from handlers.rooms.messages import room_message
 from handlers.services import Services
-from handlers.sharing.invitations import ALREADY, post_invitation, send_invitations
+from handlers.sharing.invitations import ALREADY, AfterSent, WhenFor, post_invitation, send_invitations
 from handlers.sharing.messages import dm_result
 
 log = logging.getLogger(__name__)
@@ -37,8 +39,19 @@ async def create_and_invite(
     the reply says what went where."""
     room = await services.rooms.create(email, level)
     shown = room_message(lang, room, services.room_site, created=True)
-    notes = await _invite(services, client, asker, lang, room, list(people), channel)
-    return _with_notes(shown, notes)
+    notes = await invite(services, client, asker, lang, room, list(people), channel)
+    return with_notes(shown, notes)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a planned room adds to its invitations: the time line in each reader's language and
+    zone, and what follows each delivery (its calendar file, its reminder)."""
+
+    when: WhenFor
+    in_channel: Mrkdwn
+    after_dm: AfterSent
+    after_channel: Callable[[str], Awaitable[None]]
 
 
 
@@ -52,7 +65,7 @@ async def deliver_new_room(
         message = explained or plain(text(lang, "error.unavailable"))
     else:
         shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
-        message = _with_notes(shown, await _invite(services, client, asker, lang, room, [], choice.post_in))
+        message = with_notes(shown, await invite(services, client, asker, lang, room, [], choice.post_in))
     try:
         await client.chat_postMessage(channel=asker.user_id, **message.payload())
     except SlackApiError as error:
@@ -60,17 +73,22 @@ async def deliver_new_room(
 
 
 
-async def _invite(
-    services: Services, client: AsyncWebClient, asker: Asker, lang: str, room: Room, people: list[str], channel: str | None
+async def invite(
+    services: Services, client: AsyncWebClient, asker: Asker, lang: str, room: Room, people: list[str], channel: str | None,
+    planned: Planned | None = None,
 ) -> list[str]:
     """Sends `room` to `people` and posts it in `channel`; lines saying what happened."""
     notes: list[str] = []
     if people:
-        sent, skipped = await send_invitations(services, client, asker, room, people)
+        sent, skipped = await send_invitations(services, client, asker, room, people, when=planned.when if planned else None,
+                                               then=planned.after_dm if planned else None)
         notes.append(dm_result(lang, sent, skipped).text)
     if channel:
-        refused = await post_invitation(services, client, room, asker.user_id, channel, lang)
+        refused = await post_invitation(services, client, room, asker.user_id, channel, lang,
+                                        when=planned.in_channel if planned else None)
         where = Mrkdwn(f"<#{channel}>")
+        if refused is None and planned is not None:
+            await planned.after_channel(channel)
         if refused is None or refused == ALREADY:
             notes.append(text(lang, "new.posted_in", channel=where))
         else:
@@ -81,7 +99,7 @@ async def _invite(
 
 
 
-def _with_notes(message: Message, notes: list[str]) -> Message:
+def with_notes(message: Message, notes: list[str]) -> Message:
     if not notes:
         return message
     return Message(text=message.text, blocks=[*message.blocks, ContextBlock(elements=[mrkdwn("\n".join(notes)[:2900])])])

@@ -16,6 +16,8 @@ from handlers.dedupe import first_delivery
 from handlers.i18n import quoted, text
 from handlers.new_room.invite import create_and_invite
 from handlers.on_behalf import Asker, reply_for
+from handlers.planned import when
+from handlers.planned.plan import plan_room
 from handlers.rooms.messages import help_message, room_list_message, room_message
 from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
@@ -27,6 +29,7 @@ class New:
     level: AccessLevel | None
     people: tuple[str, ...] = ()  # user ids mentioned: the room is sent to them
     channel: str | None = None  # a channel mentioned: the invitation is posted there
+    plan: when.Plan | None = None  # a time given: a room for later
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,14 @@ def parse(command_text: str) -> Request:
 
 
 def parse_new(rest: str) -> New | Help:
-    """`[level] [<@U…|name> …] [<#C…|name>]`, the mentions as Slack escapes them, in any order."""
+    """`[level] [<@U…|name> …] [<#C…|name>] [at 14:30] [on <day>] [every <weekday>] [for 45m]
+    ["topic"]`, the mentions as Slack escapes them, in any order."""
     people = tuple(dict.fromkeys(_PERSON.findall(rest)))
     channels = _CHANNEL.findall(rest)
-    words = _CHANNEL.sub(" ", _PERSON.sub(" ", rest)).split()
+    found = when.read(_CHANNEL.sub(" ", _PERSON.sub(" ", rest)))
+    if isinstance(found, when.Problem):
+        return Help(found.key, {name: quoted(value) for name, value in found.params.items()})
+    words = found.rest
     if len(words) > 1 or len(channels) > 1:
         return Help("usage.unknown", {"words": quoted(("new " + rest.strip()).strip())})
     level = None
@@ -93,7 +100,7 @@ def parse_new(rest: str) -> New | Help:
         if words[0].lower() not in AccessLevel.__members__.values():
             return Help("usage.bad_level", {"level": quoted(words[0])})
         level = AccessLevel(words[0].lower())
-    return New(level, people, channels[0] if channels else None)
+    return New(level, people, channels[0] if channels else None, found.plan)
 
 
 def page_number(text: str) -> int | None:
@@ -117,6 +124,9 @@ def register(app: AsyncApp, services: Services) -> None:
         asker = Asker(command["team_id"], command["user_id"])
 
         async def work(email: str, lang: str) -> Message:
+            if isinstance(request, New) and request.plan is not None:
+                return await plan_room(services, client, asker, email, lang, plan=request.plan, level=request.level,
+                                       people=request.people, channel=request.channel)
             if isinstance(request, New):
                 return await create_and_invite(services, client, asker, email, lang, level=request.level,
                                                people=request.people, channel=request.channel)

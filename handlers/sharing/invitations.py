@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room
+from handlers.i18n import Mrkdwn
 from handlers.on_behalf import Asker
-from handlers.profiles import language_of, profile_or_none
+from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.refusals import CHANNEL_REFUSALS
 from handlers.services import Services
 from handlers.sharing.messages import invitation
@@ -32,7 +34,8 @@ ALREADY = "already"
 
 
 async def post_invitation(
-    services: Services, client: AsyncWebClient, room: Room, inviter: str, channel: str, lang: str, *, thread_ts: str | None = None
+    services: Services, client: AsyncWebClient, room: Room, inviter: str, channel: str, lang: str, *, thread_ts: str | None = None,
+    when: Mrkdwn | None = None,
 ) -> str | None:
     """Posts `room`'s invitation in `channel` (in a thread when `thread_ts`), once per room and place;
     None when it went out, ALREADY when it had, else Slack's reason the bot may not post there (the
@@ -40,7 +43,7 @@ async def post_invitation(
     claim = ("share", room.id, channel)
     if not await services.once.claim(*claim, ttl=SHARE_WINDOW):
         return ALREADY
-    message = invitation(lang, room, services.room_site, inviter)
+    message = invitation(lang, room, services.room_site, inviter, when=when)
     try:
         await client.chat_postMessage(channel=channel, unfurl_links=False, thread_ts=thread_ts, **message.payload())
         return None
@@ -53,8 +56,15 @@ async def post_invitation(
 
 
 
+#: For a planned room: the invitation's time line in a person's language and time zone.
+WhenFor = Callable[[str, str | None], Mrkdwn]
+#: For a planned room: what follows an invitation sent (person, DM channel, profile): its calendar file, its reminder.
+AfterSent = Callable[[str, str, Profile], Awaitable[None]]
+
+
 async def send_invitations(
-    services: Services, client: AsyncWebClient, asker: Asker, room: Room, people: list[str], note: str = ""
+    services: Services, client: AsyncWebClient, asker: Asker, room: Room, people: list[str], note: str = "",
+    *, when: WhenFor | None = None, then: AfterSent | None = None,
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """Sends the invitation to each person, in their own language; says who was skipped and why."""
     team_id, inviter = asker.team_id, asker.user_id
@@ -74,7 +84,8 @@ async def send_invitations(
                 return "deactivated"
             if not await services.once.claim("dm", room.id, person, ttl=SHARE_WINDOW):
                 return "already"
-            message = invitation(language_of(profile, services.default_language), room, services.room_site, inviter, note)
+            lang = language_of(profile, services.default_language)
+            message = invitation(lang, room, services.room_site, inviter, note, when(lang, profile.tz) if when else None)
             try:
                 opened = await client.conversations_open(users=person)
                 await client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
@@ -82,6 +93,8 @@ async def send_invitations(
                 log.warning("could not DM a person: %s", error.response.get("error"))
                 await services.once.release("dm", room.id, person)
                 return "unreachable"
+            if then is not None:
+                await then(person, opened["channel"]["id"], profile)
             return None
 
     unique = list(dict.fromkeys(people))

@@ -28,11 +28,12 @@ MAX_PEOPLE = 20
 MAX_NOTE = 500
 
 
-def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "") -> Message:
-    """The message others read: who invites them, the Join button, the level and the dial-in."""
+def invitation(lang: str, room: Room, site: str, inviter: str, note: str = "", when: Mrkdwn | None = None) -> Message:
+    """The message others read: who invites them (and for when, for a planned room), the Join
+    button, the level and the dial-in."""
     url = room_link(room, site)
     headline = text(lang, "share.invitation", inviter=Mrkdwn(f"<@{inviter}>"))
-    lines = [f"*{headline}*"]
+    lines = [f"*{headline}*"] + ([when] if when else [])
     if url:
         lines.append(link_mrkdwn(url))
     if note:

@@ -76,6 +76,7 @@ class FakeSlack:
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     socket_connections: int = 0
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
+    scheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat.scheduleMessage, by scheduled_message_id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
     after_post: Callable[[dict[str, Any]], None] | None = None
     refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls refused before their method ran
@@ -88,7 +89,8 @@ class FakeSlack:
         if email is not None:
             profile["email"] = email
         self.users[user_id] = {"id": user_id, "team_id": TEAM, "name": user_id.lower(), "deleted": False,
-                               "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile, **extra}
+                               "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile,
+                               "tz": "Europe/Paris", **extra}
 
     def response_url(self, name: str = "cmd", channel: str = "C0CHAN") -> str:
         """A `response_url` of an interaction in `channel` (where an `in_channel` reply goes)."""
@@ -247,25 +249,69 @@ class FakeSlack:
 
     def _chat_postMessage(self, args: dict) -> dict:
         channel = str(args.get("channel", ""))
-        # a user id writes in the app's DM with them, which always exists; other ids follow `channels`
-        if not channel.startswith("U"):
-            default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
-            info = self.channels.get(channel, default)
-            if info.get("deleted"):
-                return {"ok": False, "error": "channel_not_found"}
-            if info.get("archived"):
-                return {"ok": False, "error": "is_archived"}
-            if info.get("restricted"):
-                return {"ok": False, "error": info["restricted"]}
-            if not info["member"]:
-                if info["private"]:
-                    return {"ok": False, "error": "channel_not_found"}
-                if "chat:write.public" not in self.scopes:
-                    return {"ok": False, "error": "not_in_channel"}
+        refused = self._unpostable(channel)
+        if refused is not None:
+            return {"ok": False, "error": refused}
         self.messages.append(args)
         if self.after_post is not None:
             self.after_post(args)
         return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
+
+    def _unpostable(self, channel: str) -> str | None:
+        """Why the bot may not post in `channel`, as Slack says it; None when it may."""
+        # a user id writes in the app's DM with them, which always exists; other ids follow `channels`
+        if channel.startswith("U"):
+            return None
+        default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
+        info = self.channels.get(channel, default)
+        if info.get("deleted"):
+            return "channel_not_found"
+        if info.get("archived"):
+            return "is_archived"
+        if info.get("restricted"):
+            return str(info["restricted"])
+        if not info["member"]:
+            if info["private"]:
+                return "channel_not_found"
+            if "chat:write.public" not in self.scopes:
+                return "not_in_channel"
+        return None
+
+    def _chat_scheduleMessage(self, args: dict) -> dict:
+        """As Slack: `post_at` in the future and at most 120 days ahead, at most 30 messages per
+        channel in one 5-minute window, and a channel the bot may post in."""
+        channel = str(args.get("channel", ""))
+        try:
+            post_at = int(float(args.get("post_at", "")))
+        except ValueError:
+            return {"ok": False, "error": "invalid_time"}
+        now = time.time()
+        if post_at <= now:
+            return {"ok": False, "error": "time_in_past"}
+        if post_at > now + 120 * 86400:
+            return {"ok": False, "error": "time_too_far"}
+        refused = self._unpostable(channel)
+        if refused is not None:
+            return {"ok": False, "error": refused}
+        window = post_at // 300
+        if sum(1 for m in self.scheduled.values() if m["channel"] == channel and m["post_at"] // 300 == window) >= 30:
+            return {"ok": False, "error": "restricted_too_many"}
+        message_id = f"Q{len(self.scheduled) + 1:08d}"
+        self.scheduled[message_id] = {**args, "channel": channel, "post_at": post_at, "id": message_id}
+        return {"ok": True, "channel": channel, "scheduled_message_id": message_id, "post_at": post_at}
+
+    def _chat_deleteScheduledMessage(self, args: dict) -> dict:
+        """Only a message still waiting can be removed; one sent (or removed) is `invalid_scheduled_message_id`."""
+        found = self.scheduled.get(str(args.get("scheduled_message_id")))
+        if found is None or found["channel"] != args.get("channel") or found["post_at"] <= time.time():
+            return {"ok": False, "error": "invalid_scheduled_message_id"}
+        del self.scheduled[found["id"]]
+        return {"ok": True}
+
+    def waiting(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """Scheduled messages Slack still holds (in `channel` when given), soonest first."""
+        held = [m for m in self.scheduled.values() if (channel is None or m["channel"] == channel) and m["post_at"] > time.time()]
+        return sorted(held, key=lambda m: m["post_at"])
 
     def _files_getUploadURLExternal(self, args: dict) -> dict:
         file_id = f"F{len(self.uploads) + 1:08d}"

@@ -1,0 +1,136 @@
+"""Planned meetings: a room made now, plus what the bot keeps about it until it is over.
+
+The room service has no calendar: the start, topic, who is invited and the reminders Slack was asked
+to deliver live here, in Redis, shared by every bot process and gone once the meeting is over (a
+weekly one lives until its series is cancelled). Each person has an index of the meetings they
+own or are invited to, by start, which is what Home's "Upcoming" reads. People are Slack user ids;
+no e-mail and no room PIN is kept (a file that needs the PIN reads the room again).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import redis.asyncio as aioredis
+from pydantic import BaseModel, Field
+
+from clients.redis_keys import key
+from clients.storage import as_text
+
+#: How long a meeting is kept after it ended (for a late "Cancel" click to find it and say so).
+KEPT_AFTER = 24 * 3600
+WEEK = dt.timedelta(days=7)
+
+
+class Reminder(BaseModel):
+    """A message Slack was asked to deliver (`chat.scheduleMessage`), to delete it on cancel."""
+
+    channel: str
+    id: str
+    post_at: int
+
+
+class Meeting(BaseModel):
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    team_id: str
+    owner: str
+    room_id: str
+    room_slug: str
+    room_url: str | None = None
+    topic: str = ""
+    starts_at: int  # Unix time of the (next) start
+    minutes: int = 60
+    zone: str  # the owner's time zone: the calendar file's TZID, and what "weekly" keeps fixed
+    weekly: bool = False
+    invitees: list[str] = Field(default_factory=list)
+    channel: str | None = None
+    sequence: int = 0  # the calendar file's SEQUENCE: raised by every change
+    reminders: list[Reminder] = Field(default_factory=list)
+
+    @property
+    def start(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.starts_at, dt.UTC)
+
+    @property
+    def end(self) -> dt.datetime:
+        return self.start + dt.timedelta(minutes=self.minutes)
+
+    @property
+    def people(self) -> list[str]:
+        """Whoever sees it in "Upcoming": the owner, then the invitees."""
+        return list(dict.fromkeys([self.owner, *self.invitees]))
+
+    @property
+    def uid(self) -> str:
+        """The calendar file's UID: one per meeting, kept by every change and the cancellation."""
+        return f"{self.id}@roombot"
+
+
+class Meetings:
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+
+    async def save(self, meeting: Meeting, now: dt.datetime) -> None:
+        """Stores `meeting` and lists it for each of its people (until its end)."""
+        ttl = int((meeting.end - now).total_seconds()) + KEPT_AFTER + (int(WEEK.total_seconds()) if meeting.weekly else 0)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(self._key(meeting.team_id, meeting.id), meeting.model_dump_json(), ex=max(ttl, 60))
+            for person in meeting.people:
+                index = self._index(meeting.team_id, person)
+                pipe.zadd(index, {meeting.id: meeting.starts_at})
+                pipe.expire(index, ttl + int(WEEK.total_seconds()))
+            if meeting.weekly:
+                pipe.zadd(key("meetings", "weekly"), {f"{meeting.team_id}:{meeting.id}": meeting.starts_at})
+            await pipe.execute()
+
+    async def get(self, team_id: str, meeting_id: str) -> Meeting | None:
+        raw = as_text(await self._redis.get(self._key(team_id, meeting_id)))
+        return Meeting.model_validate_json(raw) if raw else None
+
+    async def upcoming(self, team_id: str, person: str, now: dt.datetime, most: int = 10) -> list[Meeting]:
+        """`person`'s meetings that have not started yet, soonest first."""
+        index = self._index(team_id, person)
+        started = int(now.timestamp())
+        await self._redis.zremrangebyscore(index, "-inf", started)
+        ids = [_text(member) for member in await self._redis.zrangebyscore(index, started + 1, "+inf", start=0, num=most)]
+        found: list[Meeting] = []
+        for meeting_id in ids:
+            meeting = await self.get(team_id, meeting_id)
+            if meeting is None or person not in meeting.people:
+                await self._redis.zrem(index, meeting_id)  # cancelled, or no longer invited
+            else:
+                found.append(meeting)
+        return found
+
+    async def remove(self, meeting: Meeting) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.delete(self._key(meeting.team_id, meeting.id))
+            for person in meeting.people:
+                pipe.zrem(self._index(meeting.team_id, person), meeting.id)
+            pipe.zrem(key("meetings", "weekly"), f"{meeting.team_id}:{meeting.id}")
+            await pipe.execute()
+
+    async def weekly_due(self, now: dt.datetime) -> list[Meeting]:
+        """Weekly meetings whose current occurrence has started: their next one needs reminders."""
+        members = await self._redis.zrangebyscore(key("meetings", "weekly"), "-inf", int(now.timestamp()))
+        due: list[Meeting] = []
+        for member in members:
+            team_id, _, meeting_id = _text(member).partition(":")
+            meeting = await self.get(team_id, meeting_id)
+            if meeting is None:
+                await self._redis.zrem(key("meetings", "weekly"), _text(member))
+            else:
+                due.append(meeting)
+        return due
+
+    def _key(self, team_id: str, meeting_id: str) -> str:
+        return key("meeting", team_id, meeting_id)
+
+    def _index(self, team_id: str, person: str) -> str:
+        return key("upcoming", team_id, person)
+
+
+def _text(member: object) -> str:
+    """A sorted set's member as text (without scores, redis-py gives bytes or str)."""
+    return member.decode() if isinstance(member, bytes) else str(member)

@@ -1,0 +1,1 @@
+"""Rooms for later: a start, a topic, reminders Slack delivers, a calendar file."""

@@ -1,0 +1,57 @@
+"""What a planned room looks like: its time in each reader's language and time zone, the line
+invitations carry, the reminder Slack delivers, and the notes to the owner."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from babel.dates import format_date, format_time, get_timezone_location
+from slack_sdk.models.blocks import ActionsBlock, Block, SectionBlock
+
+from clients.meetings import Meeting
+from handlers.blocks import Message, join_button, mrkdwn
+from handlers.i18n import Mrkdwn, escape, text
+from handlers.planned.when import Problem
+
+
+def zone_named(name: str | None, default: str) -> ZoneInfo:
+    """A person's Slack time zone, or the deployment's (DIGEST_TIMEZONE) when Slack gives none we know."""
+    try:
+        return ZoneInfo(name or default)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo(default)
+
+
+def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
+    """`jeudi 3 décembre 2026, 14:30–15:30 (heure : France)`, in the reader's zone and language;
+    a weekly meeting says so."""
+    start, end = meeting.start.astimezone(zone), meeting.end.astimezone(zone)
+    hours = f"{format_time(start, 'short', locale=lang)}–{format_time(end, 'short', locale=lang)}"
+    place = get_timezone_location(zone, locale=lang)
+    day = format_date(start, "full", locale=lang)
+    if meeting.weekly:
+        return text(lang, "plan.when_weekly", weekday=format_date(start, "EEEE", locale=lang), hours=hours, zone=place, day=day)
+    return text(lang, "plan.when_once", day=day, hours=hours, zone=place)
+
+
+def topic_of(lang: str, meeting: Meeting) -> str:
+    return escape(meeting.topic) if meeting.topic else text(lang, "plan.default_topic")
+
+
+def when_line(lang: str, meeting: Meeting, zone: ZoneInfo) -> Mrkdwn:
+    """The line a planned room's messages carry: topic and time."""
+    return Mrkdwn(text(lang, "plan.line", topic=Mrkdwn(topic_of(lang, meeting)), when=Mrkdwn(when_words(lang, meeting, zone))))
+
+
+def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Message:
+    """What Slack delivers `minutes` before the start, with the Join button."""
+    words = text(lang, "plan.reminder", topic=Mrkdwn(topic_of(lang, meeting)), minutes=minutes,
+                 at=format_time(meeting.start.astimezone(zone), "short", locale=lang))
+    blocks: list[Block] = [SectionBlock(text=mrkdwn(words))]
+    if meeting.room_url:
+        blocks.append(ActionsBlock(elements=[join_button(lang, meeting.room_url)]))
+    return Message(text=words, blocks=blocks)
+
+
+def problem_words(lang: str, problem: Problem) -> str:
+    return text(lang, problem.key, **problem.params)

@@ -1,0 +1,99 @@
+"""`/room new … at 14:30 tomorrow "Budget"`: a room made now for a meeting later.
+
+The start is checked before the room is made (a typo costs nothing). Then everyone gets the room
+with its time in their own language and time zone, and a calendar file; Slack is asked to deliver
+each person's and the channel's reminder; the bot keeps the meeting (for Home's "Upcoming", a
+cancellation or a move) until it is over. What Slack refuses is told to the owner in words, once,
+in the reply.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.meetings import Meeting, Reminder
+from clients.rooms.models import AccessLevel
+from handlers import refusals
+from handlers.blocks import Message, plain
+from handlers.i18n import Mrkdwn, text
+from handlers.new_room.invite import Planned, invite, with_notes
+from handlers.on_behalf import Asker
+from handlers.planned.calendar import calendar_file
+from handlers.planned.messages import problem_words, topic_of, when_line, zone_named
+from handlers.planned.reminders import Place, schedule, send_file
+from handlers.planned.when import Plan, Problem, start_of
+from handlers.profiles import Profile, language_of, profile_or_none
+from handlers.rooms.messages import room_link, room_message
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+
+async def plan_room(
+    services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, *,
+    plan: Plan, level: AccessLevel | None, people: tuple[str, ...], channel: str | None,
+) -> Message:
+    now = dt.datetime.now(dt.UTC)
+    owner = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
+    zone = zone_named(owner.tz if owner else None, services.zone)
+    start = start_of(plan, now, zone)
+    if isinstance(start, Problem):
+        return plain(problem_words(lang, start))
+    room = await services.rooms.create(email, level)
+    link = room_link(room, services.room_site)
+    meeting = Meeting(team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug, room_url=link,
+                      topic=plan.topic, starts_at=int(start.timestamp()), minutes=plan.minutes, zone=zone.key,
+                      weekly=plan.weekly, invitees=[person for person in people if person != asker.user_id],
+                      channel=channel)
+    refused: list[tuple[str, Mrkdwn, str]] = []  # (what, where, Slack's code)
+
+    async def deliver(place: Place) -> None:
+        """The calendar file and the reminder for one place."""
+        title = topic_of(place.lang, meeting)
+        code = await send_file(client, place.channel, calendar_file(place.lang, meeting, room, link, now=now), title)
+        if code is not None:
+            refused.append(("plan.no_file", place.label, code))
+        scheduled = await schedule(client, meeting, place, services.reminder_minutes, now)
+        if isinstance(scheduled, Reminder):
+            meeting.reminders.append(scheduled)
+        elif scheduled is not None:
+            refused.append(("plan.no_reminder", place.label, scheduled))
+
+    async def after_dm(person: str, dm: str, profile: Profile) -> None:
+        reader_zone = zone_named(profile.tz, services.zone)
+        await deliver(Place(dm, language_of(profile, services.default_language), reader_zone, Mrkdwn(f"<@{person}>")))
+
+    async def after_channel(posted_in: str) -> None:
+        await deliver(Place(posted_in, lang, zone, Mrkdwn(f"<#{posted_in}>")))
+
+    planned = Planned(when=lambda reader_lang, tz: when_line(reader_lang, meeting, zone_named(tz, services.zone)),
+                      in_channel=when_line(lang, meeting, zone), after_dm=after_dm, after_channel=after_channel)
+    notes = await invite(services, client, asker, lang, room, meeting.invitees, channel, planned)
+    try:
+        own = await client.conversations_open(users=asker.user_id)
+        await deliver(Place(own["channel"]["id"], lang, zone, Mrkdwn(f"<@{asker.user_id}>")))
+    except SlackApiError as error:
+        log.warning("could not open the owner's DM for a planned room: %s", error.response.get("error"))
+    await services.meetings.save(meeting, now)
+    notes += [text(lang, what, place=place, reason=_reason(lang, code)) for what, place, code in refused]
+    shown = room_message(lang, room, services.room_site, created=True)
+    return with_notes(_planned(shown, when_line(lang, meeting, zone)), notes)
+
+
+def _planned(message: Message, when: Mrkdwn) -> Message:
+    """The owner's room message, its time and topic first."""
+    return Message(text=f"{when}\n{message.text}", blocks=[*plain(when).blocks, *message.blocks])
+
+
+def _reason(lang: str, code: str) -> str:
+    if code in _SAID:
+        return text(lang, f"plan.refused.{code}")
+    return refusals.reason(lang, code) if code in refusals.CHANNEL_REFUSALS else text(lang, "plan.refused.other", code=code)
+
+
+#: Slack's refusals of a reminder or a file said in words of their own (others: as for any post).
+_SAID = frozenset({"restricted_too_many", "time_too_far", "time_in_past", "not_in_channel"})

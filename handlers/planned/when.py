@@ -1,0 +1,210 @@
+"""When a planned room starts, from the words people type after `/room new`, in English or French.
+
+`at 14:30 tomorrow`, `à 14h30 demain`, `on friday at 9`, `le 03/12 à 10h`, `every monday at 9:15`,
+`chaque lundi à 9h15 pour 45 min`, `"Budget"`: the words are read here and the rest (level,
+mentions) is left to the caller. The clock time is the person's own, in their Slack time zone; the
+answer is a moment in UTC, or the catalog key saying what to type instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+#: Slack keeps a scheduled message at most 120 days ahead; a meeting further out has no reminder.
+MOST_DAYS_AHEAD = 120
+DEFAULT_MINUTES = 60
+MOST_MINUTES = 12 * 60
+
+_WEEKDAYS = {
+    **{name: number for number, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))},
+    **{name: number for number, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))},
+    **{name: number for number, name in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
+}
+_TODAY = {"today", "aujourd'hui", "aujourd’hui", "auj"}
+_TOMORROW = {"tomorrow", "demain"}
+_AT = {"at", "à", "a", "@"}
+_ON = {"on", "le"}
+_EVERY = {"every", "chaque"}
+_FOR = {"for", "pour"}
+_TIME = re.compile(r"^(\d{1,2})(?:[:h](\d{2})?)?(am|pm)?$")
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_SHORT_DAY = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{4}))?$")
+_DURATION = re.compile(r"^(?:(\d{1,2})h(\d{2})?|(\d{1,3})(?:m|min|mn|mins|minutes)?|(\d{1,2})(?:h|hr|hrs|hours?|heures?))$")
+_QUOTED = re.compile(r"[\"“”«»„](.*?)[\"“”«»„]", re.DOTALL)
+MOST_TOPIC = 150
+
+
+@dataclass(frozen=True)
+class Day:
+    """A day as typed: an offset from today, a weekday (the next one), or a calendar date."""
+
+    offset: int | None = None
+    weekday: int | None = None
+    date: tuple[int | None, int, int] | None = None  # (year or None, month, day)
+
+
+@dataclass(frozen=True)
+class Plan:
+    at: dt.time
+    day: Day | None = None
+    weekly: bool = False
+    minutes: int = DEFAULT_MINUTES
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What was wrong, as a catalog key (`when.*`) and its parameters."""
+
+    key: str
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What `read` found: the plan (None for a room for now), and the words it did not take."""
+
+    plan: Plan | None
+    rest: list[str]
+
+
+def read(text: str) -> Read | Problem:
+    """The time words of `text`, which holds no mention any more."""
+    topic = ""
+    quoted = _QUOTED.search(text)
+    if quoted:
+        topic = " ".join(quoted.group(1).split())[:MOST_TOPIC]
+        text = text[: quoted.start()] + " " + text[quoted.end():]
+    words = text.split()
+    rest: list[str] = []
+    at: dt.time | None = None
+    day: Day | None = None
+    weekly = False
+    minutes: int | None = None
+    index = 0
+    while index < len(words):
+        word = words[index].lower().rstrip(",")
+        following = words[index + 1].lower().rstrip(",") if index + 1 < len(words) else None
+        if word in _AT and following is not None:
+            at = _time(following)
+            if at is None:
+                return Problem("when.bad_time", {"words": words[index + 1]})
+            index += 2
+        elif _time(word) is not None and _looks_like_time(word):
+            at = _time(word)
+            index += 1
+        elif word in _EVERY and following is not None:
+            if following.rstrip("s") not in _WEEKDAYS:
+                return Problem("when.bad_weekday", {"words": words[index + 1]})
+            day, weekly = Day(weekday=_WEEKDAYS[following.rstrip("s")]), True
+            index += 2
+        elif word in _FOR and following is not None:
+            joined, taken = following, 2  # `for 45 min`, `pour 1 h`: the number and its unit apart
+            if following.isdecimal() and index + 2 < len(words) and _minutes(following + words[index + 2].lower()):
+                joined, taken = following + words[index + 2].lower(), 3
+            minutes = _minutes(joined)
+            if minutes is None:
+                return Problem("when.bad_duration", {"words": " ".join(words[index + 1: index + taken])})
+            index += taken
+        elif word in _ON and following is not None:
+            day = _day(following)
+            if day is None:
+                return Problem("when.bad_day", {"words": words[index + 1]})
+            index += 2
+        elif _day(word) is not None:
+            day = _day(word)
+            index += 1
+        else:
+            rest.append(words[index])
+            index += 1
+    if at is None:
+        if day is not None or minutes is not None or topic:
+            return Problem("when.needs_time")
+        return Read(None, rest)
+    return Read(Plan(at, day, weekly, minutes or DEFAULT_MINUTES, topic), rest)
+
+
+def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Problem:
+    """The plan's first start, in UTC, for someone in `zone` at `now`; or why it cannot be."""
+    today = now.astimezone(zone).date()
+    match plan.day:
+        case None:
+            day = today
+        case Day(offset=int(offset)):
+            day = today + dt.timedelta(days=offset)
+        case Day(weekday=int(weekday)):
+            day = today + dt.timedelta(days=(weekday - today.weekday()) % 7)
+            if _local(day, plan.at, zone) <= now:
+                day += dt.timedelta(days=7)
+        case Day(date=(year, month, number)):
+            try:
+                day = dt.date(year or today.year, month, number)
+            except ValueError:
+                return Problem("when.bad_day", {"words": f"{number:02d}/{month:02d}" + (f"/{year}" if year else "")})
+            if year is None and day < today:
+                day = day.replace(year=today.year + 1)
+        case _:
+            raise AssertionError(plan.day)
+    start = _local(day, plan.at, zone)
+    if start.astimezone(dt.UTC).astimezone(zone).replace(tzinfo=None) != dt.datetime.combine(day, plan.at):  # in a DST gap
+        return Problem("when.no_such_time", {"time": plan.at.strftime("%H:%M"), "day": day.isoformat()})
+    if start <= now:
+        return Problem("when.passed", {"time": plan.at.strftime("%H:%M"), "day": day.isoformat()})
+    if start > now + dt.timedelta(days=MOST_DAYS_AHEAD):
+        return Problem("when.too_far", {"days": str(MOST_DAYS_AHEAD)})
+    return start.astimezone(dt.UTC)
+
+
+def _local(day: dt.date, at: dt.time, zone: ZoneInfo) -> dt.datetime:
+    return dt.datetime.combine(day, at, tzinfo=zone)
+
+
+def _looks_like_time(word: str) -> bool:
+    """A bare `14:30`, `14h30`, `14h` or `9am` is a time; a bare number is not (it may be anything)."""
+    return not word.isdecimal()
+
+
+def _time(word: str) -> dt.time | None:
+    match = _TIME.match(word)
+    if not match:
+        return None
+    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return dt.time(hour, minute)
+
+
+def _day(word: str) -> Day | None:
+    if word in _TODAY:
+        return Day(offset=0)
+    if word in _TOMORROW:
+        return Day(offset=1)
+    if word in _WEEKDAYS:
+        return Day(weekday=_WEEKDAYS[word])
+    if match := _ISO_DAY.match(word):
+        return Day(date=(int(match.group(1)), int(match.group(2)), int(match.group(3))))
+    if match := _SHORT_DAY.match(word):
+        year = int(match.group(3)) if match.group(3) else None
+        return Day(date=(year, int(match.group(2)), int(match.group(1))))
+    return None
+
+
+def _minutes(word: str) -> int | None:
+    match = _DURATION.match(word)
+    if not match:
+        return None
+    hours_minutes, extra, bare_minutes, bare_hours = match.groups()
+    if hours_minutes is not None:
+        minutes = int(hours_minutes) * 60 + int(extra or 0)
+    elif bare_minutes is not None:
+        minutes = int(bare_minutes)
+    else:
+        minutes = int(bare_hours) * 60
+    return minutes if 5 <= minutes <= MOST_MINUTES else None

@@ -1,0 +1,113 @@
+"""`/room new … at 14:30 …`: a room for later, its time in each reader's zone, a calendar file and
+reminders Slack delivers — end to end through signed commands against the fakes, clock frozen."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from zoneinfo import ZoneInfo
+
+import icalendar
+import pytest
+import vobject
+from freezegun import freeze_time
+
+from tests.conftest import text_of
+from tests.fakes.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+
+PARIS, CAYENNE = ZoneInfo("Europe/Paris"), ZoneInfo("America/Cayenne")
+# Wednesday 24 March 2027, 09:00 UTC: Paris changes to summer time in the night of Saturday to Sunday
+NOW = "2027-03-24 09:00:00"
+
+
+def calendar_in(slack: FakeSlack, channel: str) -> bytes:
+    [upload] = [u for u in slack.uploads.values() if u["channel"] == channel]
+    assert upload["filename"] == "meeting.ics"
+    return upload["data"]
+
+
+@pytest.fixture
+def bob(slack: FakeSlack) -> str:
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="fr-FR", tz="America/Cayenne")
+    return "U0BOB"
+
+
+async def test_a_meeting_after_the_clock_change_reaches_each_person_in_their_own_time(bot, slack: FakeSlack, meet: FakeMeet, alice, bob):
+    with freeze_time(NOW, real_asyncio=True):
+        reply = await bot.reply('new restricted at 10:00 on monday for 45 min "Budget 2027" <@U0BOB|bob> <#C0TEAM|team>')
+        await bot.runtime.tasks.drain(5)
+    [room] = meet.rooms.values()
+    start = dt.datetime(2027, 3, 29, 10, 0, tzinfo=PARIS)  # summer time: 08:00 UTC, not 09:00
+    assert start.astimezone(dt.UTC).hour == 8
+    words = text_of(reply)
+    assert "Budget 2027" in words and "Monday, March 29, 2027" in words and "10:00" in words and "France" in words
+    assert room["access_level"] == "restricted"
+
+    # Bob, in French Guiana and in French: 05:00 his time, in his words
+    [to_bob] = slack.posted("DU0BOB")
+    assert "lundi 29 mars 2027" in text_of(to_bob) and "05:00" in text_of(to_bob) and "Guyane" in text_of(to_bob)
+    # every reminder 10 minutes before the one start, for Bob, the channel and Alice
+    post_at = int((start - dt.timedelta(minutes=10)).timestamp())
+    waiting = slack.waiting()
+    assert sorted(m["channel"] for m in waiting) == ["C0TEAM", "DU0ALICE", "DU0BOB"]
+    assert {m["post_at"] for m in waiting} == {post_at}
+    bobs = slack.waiting("DU0BOB")[0]
+    assert "04:50" not in bobs["text"] and "05:00" in bobs["text"] and "10 minutes" in bobs["text"]
+    [join] = [e for b in json.loads(json.dumps(bobs["blocks"])) for e in b.get("elements", [])]
+    assert join["url"] == room["url"] and join["text"]["text"] == "Rejoindre"  # the Join button, in French
+
+    # the calendar files: one meeting, its time zone, the room as its place; read back by two readers
+    for channel in ("DU0BOB", "C0TEAM", "DU0ALICE"):
+        data = calendar_in(slack, channel)
+        [event] = icalendar.Calendar.from_ical(data).walk("VEVENT")
+        assert event.decoded("dtstart") == start and str(event["dtstart"].params["TZID"]) == "Europe/Paris"
+        assert event.decoded("duration") == dt.timedelta(minutes=45) and str(event["summary"]) == "Budget 2027"
+        assert str(event["location"]).endswith(room["slug"]) and "RRULE" not in event
+        second = vobject.readOne(data.decode())
+        assert second.vevent.dtstart.value.astimezone(dt.UTC) == start.astimezone(dt.UTC)
+        assert second.vevent.uid.value == str(event["uid"])
+    pin = room["telephony"]["pin_code"]
+    assert pin in str(icalendar.Calendar.from_ical(calendar_in(slack, "DU0BOB")).walk("VEVENT")[0]["description"])
+
+
+async def test_every_monday_is_weekly_in_the_file_and_french_words_work(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    slack.users["U0ALICE"]["locale"] = "fr-FR"
+    with freeze_time(NOW, real_asyncio=True):
+        reply = await bot.reply('new chaque lundi à 9h15 pour 1h30 « Point d’équipe »')
+    words = text_of(reply)
+    assert "chaque lundi" in words and "09:15" in words and "Point d’équipe" in words
+    [event] = icalendar.Calendar.from_ical(calendar_in(slack, "DU0ALICE")).walk("VEVENT")
+    assert event["rrule"].to_ical() == b"FREQ=WEEKLY" and event.decoded("duration") == dt.timedelta(minutes=90)
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("new at 25:00", "`25:00` is not a time"),
+    ("new at 10:00 on someday", "`someday` is not a day"),
+    ("new tomorrow", "At what time?"),
+    ("new at 08:00 today", "has passed"),
+    ("new at 10:00 on 2027-12-01", "more than 120 days ahead"),
+    ("new at 02:30 on 2027-03-28", "does not exist on 2027-03-28"),
+    ("new at 10:00 tomorrow for 3 days", "is not a duration"),
+])
+async def test_a_time_that_cannot_be_gets_what_to_type_and_makes_nothing(bot, slack: FakeSlack, meet: FakeMeet, alice, typed, said):
+    with freeze_time(NOW, real_asyncio=True):
+        reply = await bot.reply(typed)
+    assert said in text_of(reply)
+    assert meet.rooms == {} and slack.waiting() == [] and slack.uploads == {}
+
+
+async def test_what_slack_refuses_is_said_to_the_owner_in_words(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    slack.channels["C0QUIET"] = {"private": False, "member": False}  # the bot never joined it
+    slack.scopes.add("chat:write.public")  # so messages go in, files do not
+    with freeze_time(NOW, real_asyncio=True):
+        tomorrow_ten = int(dt.datetime(2027, 3, 25, 9, 50, tzinfo=PARIS).timestamp())
+        for number in range(30):  # the channel's share of scheduled messages in that 5-minute window
+            slack.scheduled[f"QFULL{number}"] = {"id": f"QFULL{number}", "channel": "C0FULL", "post_at": tomorrow_ten}
+        reply = await bot.reply("new at 10:00 tomorrow <#C0QUIET|quiet>")
+        crowded = await bot.reply("new at 10:00 tomorrow <#C0FULL|full>")
+    words = text_of(reply)
+    assert "Invitation posted in <#C0QUIET>" in words
+    assert "No calendar file for <#C0QUIET>: I am not a member of that channel: invite me with `/invite @roombot`" in words
+    assert "No reminder for <#C0FULL>: Slack takes at most 30 scheduled messages per channel in 5 minutes" in text_of(crowded)
+    assert sorted(m["channel"] for m in slack.waiting() if not m["id"].startswith("QFULL")) == ["C0QUIET", "DU0ALICE", "DU0ALICE"]
