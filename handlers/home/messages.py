@@ -32,6 +32,7 @@ def home_view(
     *,
     recent: list[Room],
     levels: list[AccessLevel],
+    upcoming: list[Block] | None = None,
 ) -> View:
     """`rooms` is None when they could not be read; `notices` say what just happened (or went
     wrong); `recent` are the rooms the bot made for the person lately, shown first."""
@@ -44,6 +45,7 @@ def home_view(
     ]
     for notice in notices:
         blocks += notice.blocks
+    blocks += upcoming or []
     if rooms is not None:
         blocks += _rooms(lang, rooms, recent, site)
     return View(type="home", blocks=blocks[:MAX_VIEW_BLOCKS])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from dataclasses import replace
 from typing import Any
@@ -16,6 +17,8 @@ from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who
+from handlers.planned.messages import upcoming_blocks, zone_named
+from handlers.profiles import profile_or_none
 from handlers.rooms.messages import room_message
 from handlers.services import Services
 
@@ -44,12 +47,14 @@ async def publish_home(
     *,
     create: AccessLevel | None = None,
     refused_level: str | None = None,
+    said: Message | None = None,
 ) -> None:
-    """The optional new room's card (or why it could not be made), then the person's rooms, most
-    recent first: a refused creation keeps the list, a list that fails keeps the card.
-    `refused_level` is a level no menu offers (a forged request), answered in words."""
+    """The optional new room's card (or why it could not be made), the person's planned rooms,
+    then their rooms, most recent first: a refused creation keeps the list, a list that fails
+    keeps the card. `refused_level` is a level no menu offers (a forged request), answered in
+    words; `said` is what a Home button just did."""
     person = replace(asker, on_home=True)
-    notice = None
+    notice = said
     if refused_level is not None:
 
         async def no_such_level(email: str, lang: str) -> Message:
@@ -70,8 +75,11 @@ async def publish_home(
 
     lang, problem = await run_for(services, client, person, name="home", work=rooms)
     page, recent = shown[0] if shown else (None, [])
+    profile = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
+    meetings = await services.meetings.upcoming(asker.team_id, asker.user_id, dt.datetime.now(dt.UTC))
+    upcoming = upcoming_blocks(lang, zone_named(profile.tz if profile else None, services.zone), meetings, asker.user_id)
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
-                     recent=recent, levels=await services.rooms.levels.offered())
+                     recent=recent, levels=await services.rooms.levels.offered(), upcoming=upcoming)
     try:
         await client.views_publish(user_id=asker.user_id, view=view)
     except SlackApiError as error:

@@ -6,7 +6,18 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_time, get_timezone_location
-from slack_sdk.models.blocks import ActionsBlock, Block, SectionBlock
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    DateTimePickerElement,
+    HeaderBlock,
+    InputBlock,
+    PlainTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
 
 from clients.meetings import Meeting
 from handlers.blocks import Message, join_button, mrkdwn
@@ -55,3 +66,52 @@ def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Messa
 
 def problem_words(lang: str, problem: Problem) -> str:
     return text(lang, problem.key, **problem.params)
+
+
+CANCEL = "room_cancel"
+RESCHEDULE = "room_reschedule"
+RESCHEDULE_MODAL = "room_reschedule_modal"
+STARTS_AT = "starts_at"
+MOST_UPCOMING = 10
+
+
+def upcoming_blocks(lang: str, zone: ZoneInfo, meetings: list[Meeting], viewer: str) -> list[Block]:
+    """Home's "Upcoming": soonest first, each with Join; Move and Cancel for its owner."""
+    if not meetings:
+        return []
+    blocks: list[Block] = [HeaderBlock(text=text(lang, "plan.upcoming"))]
+    for meeting in meetings[:MOST_UPCOMING]:
+        line = when_line(lang, meeting, zone)
+        if meeting.owner != viewer:
+            line = Mrkdwn(line + "\n" + text(lang, "plan.invited_by", owner=Mrkdwn(f"<@{meeting.owner}>")))
+        blocks.append(SectionBlock(text=mrkdwn(line)))
+        buttons: list[ButtonElement] = [join_button(lang, meeting.room_url, primary=False)] if meeting.room_url else []
+        if meeting.owner == viewer:
+            buttons.append(ButtonElement(text=text(lang, "plan.move"), action_id=RESCHEDULE, value=meeting.id))
+            buttons.append(ButtonElement(
+                text=text(lang, "plan.cancel"), action_id=CANCEL, value=meeting.id, style="danger",
+                confirm=ConfirmObject(title=text(lang, "plan.cancel_title")[:100], text=text(lang, "plan.cancel_confirm"),
+                                      confirm=text(lang, "plan.cancel"), deny=text(lang, "plan.keep"), style="danger")))
+        if buttons:
+            blocks.append(ActionsBlock(elements=buttons))
+    return blocks
+
+
+def changed_notice(lang: str, meeting: Meeting, zone: ZoneInfo, *, cancelled: bool) -> Message:
+    """What everyone reads when the owner cancels or moves the meeting."""
+    key = "plan.cancelled" if cancelled else "plan.moved"
+    words = text(lang, key, owner=Mrkdwn(f"<@{meeting.owner}>"), line=when_line(lang, meeting, zone))
+    blocks: list[Block] = [SectionBlock(text=mrkdwn(words))]
+    if not cancelled and meeting.room_url:
+        blocks.append(ActionsBlock(elements=[join_button(lang, meeting.room_url)]))
+    return Message(text=words, blocks=blocks)
+
+
+def reschedule_modal(lang: str, meeting: Meeting) -> View:
+    picker = DateTimePickerElement(action_id=STARTS_AT, initial_date_time=meeting.starts_at)
+    return View(type="modal", callback_id=RESCHEDULE_MODAL, private_metadata=meeting.id,
+                title=PlainTextObject(text=text(lang, "plan.move_title")[:24]),
+                submit=PlainTextObject(text=text(lang, "plan.move")[:24]),
+                close=PlainTextObject(text=text(lang, "dm.close")[:24]),
+                blocks=[SectionBlock(text=mrkdwn(topic_of(lang, meeting))),
+                        InputBlock(block_id=STARTS_AT, label=text(lang, "plan.starts_at")[:2000], element=picker)])

@@ -1,0 +1,122 @@
+"""A planned room after it was made: cancelled or moved by its owner, and a weekly one carried to
+its next week. Each change reaches the same places as the invitation did — the owner's and each
+invitee's DM, the channel — with a notice, a calendar file of the same UID and a higher SEQUENCE,
+and reminders replaced; a person who left the workspace is skipped."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.meetings import Meeting, Reminder
+from clients.rooms.models import Room
+from handlers.blocks import Message
+from handlers.i18n import Mrkdwn
+from handlers.planned.calendar import calendar_file
+from handlers.planned.messages import topic_of, zone_named
+from handlers.planned.reminders import Place, schedule, send_file, unschedule
+from handlers.profiles import language_of, profile_or_none
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+Notice = Callable[[Place], Message]
+
+
+async def places_of(services: Services, client: AsyncWebClient, meeting: Meeting) -> list[Place]:
+    """Where `meeting`'s messages go: each person's DM (in their language and zone), then the
+    channel (in the owner's)."""
+    found: list[Place] = []
+    owner_lang, owner_zone = services.default_language, zone_named(meeting.zone, services.zone)
+    for person in meeting.people:
+        profile = await profile_or_none(client, services.profiles, meeting.team_id, person)
+        if profile is None or profile.deleted or profile.is_bot:
+            continue
+        lang = language_of(profile, services.default_language)
+        if person == meeting.owner:
+            owner_lang = lang
+        try:
+            opened = await client.conversations_open(users=person)
+        except SlackApiError as error:
+            log.warning("could not open a DM for a planned room: %s", error.response.get("error"))
+            continue
+        found.append(Place(opened["channel"]["id"], lang, zone_named(profile.tz, services.zone), Mrkdwn(f"<@{person}>")))
+    if meeting.channel:
+        found.append(Place(meeting.channel, owner_lang, owner_zone, Mrkdwn(f"<#{meeting.channel}>")))
+    return found
+
+
+async def tell(client: AsyncWebClient, places: list[Place], notice: Notice) -> None:
+    for place in places:
+        try:
+            await client.chat_postMessage(channel=place.channel, unfurl_links=False, **notice(place).payload())
+        except SlackApiError as error:
+            log.warning("could not tell a planned room's change: %s", error.response.get("error"))
+
+
+async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeting, room: Room | None, now: dt.datetime,
+                     *, cancelled: bool = False) -> None:
+    for place in places:
+        data = calendar_file(place.lang, meeting, room, meeting.room_url, now=now, cancelled=cancelled)
+        await send_file(client, place.channel, data, topic_of(place.lang, meeting))
+
+
+async def remind(client: AsyncWebClient, places: list[Place], meeting: Meeting, minutes: int, now: dt.datetime) -> list[str]:
+    """Schedules each place's reminder of `meeting`'s (next) start; Slack's refusals, by place."""
+    refused: list[str] = []
+    meeting.reminders = []
+    for place in places:
+        scheduled = await schedule(client, meeting, place, minutes, now)
+        if isinstance(scheduled, Reminder):
+            meeting.reminders.append(scheduled)
+        elif scheduled is not None:
+            refused.append(scheduled)
+    return refused
+
+
+async def cancel(services: Services, client: AsyncWebClient, meeting: Meeting, notice: Notice, now: dt.datetime) -> None:
+    """Reminders removed, everyone told with a cancelling calendar file, the meeting forgotten."""
+    await unschedule(client, meeting.reminders, now)
+    meeting.sequence += 1
+    places = await places_of(services, client, meeting)
+    await tell(client, places, notice)
+    await send_files(client, places, meeting, None, now, cancelled=True)
+    await services.meetings.remove(meeting)
+
+
+async def move(services: Services, client: AsyncWebClient, meeting: Meeting, start: dt.datetime, room: Room | None,
+               notice: Notice, now: dt.datetime) -> list[str]:
+    """The start changed, the reminders replaced, everyone told with an updated calendar file."""
+    await unschedule(client, meeting.reminders, now)
+    meeting.starts_at, meeting.sequence = int(start.timestamp()), meeting.sequence + 1
+    places = await places_of(services, client, meeting)
+    await tell(client, places, notice)
+    await send_files(client, places, meeting, room, now)
+    refused = await remind(client, places, meeting, services.reminder_minutes, now)
+    await services.meetings.save(meeting, now)
+    return refused
+
+
+def next_week(meeting: Meeting) -> dt.datetime:
+    """The same wall-clock time a week later in the owner's zone, across a clock change."""
+    zone = zone_named(meeting.zone, "UTC")
+    local = meeting.start.astimezone(zone).replace(tzinfo=None) + dt.timedelta(days=7)
+    return local.replace(tzinfo=zone).astimezone(dt.UTC)
+
+
+async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeting, now: dt.datetime) -> None:
+    """A weekly meeting whose occurrence has started: its next one, with its reminders (Slack
+    keeps none more than 120 days ahead, and this runs every week)."""
+    if not await services.once.claim("roll", meeting.team_id, meeting.id, str(meeting.starts_at), ttl=7 * 86400):
+        return  # another process carried it
+    start = meeting.start
+    while start <= now:
+        start = next_week(meeting.model_copy(update={"starts_at": int(start.timestamp())}))
+    meeting.starts_at = int(start.timestamp())
+    places = await places_of(services, client, meeting)
+    await remind(client, places, meeting, services.reminder_minutes, now)
+    await services.meetings.save(meeting, now)
