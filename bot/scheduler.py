@@ -65,6 +65,18 @@ async def run_subscriptions(
     await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
 
 
+async def run_due(
+    due: Callable[[dt.datetime], Awaitable[list[tuple[str, Callable[[], Awaitable[object]]]]]],
+    stop: asyncio.Event,
+    *,
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    poll: float = 30.0,
+    retry_after: dt.timedelta = dt.timedelta(minutes=10),
+) -> None:
+    """Whatever `due` names at each poll: jobs that keep their own calendar (weekly meetings)."""
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+
+
 def _runner(digests: Subscribed, day: dt.date, sub: Subscription) -> Callable[[], Awaitable[object]]:
     return lambda: digests.run(day, subscription=sub)
 

@@ -28,7 +28,7 @@ from starlette.routing import Route
 from bot.check import log_failures
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
-from bot.scheduler import run_daily, run_subscriptions
+from bot.scheduler import run_daily, run_due, run_subscriptions
 from bot.slack_app import Runtime, running
 from bot.slack_endpoint import SlackEndpoint
 from clients.inference.key_store import KeyStore
@@ -128,6 +128,8 @@ async def serve(settings: Settings) -> None:
         if settings.albert_api_key:
             watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
             daily.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
+        if not helper:  # the first process carries weekly meetings to their next week
+            daily.append(run_due(runtime.weekly.due, stop))
         schedulers = [asyncio.create_task(loop) for loop in daily]
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())

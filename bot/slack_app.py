@@ -37,6 +37,7 @@ from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.digest.job import DigestJob
 from handlers.listeners import register_listeners
+from handlers.planned.changes import WeeklyMeetings
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
 
@@ -48,6 +49,7 @@ class Runtime:
     tasks: ListenerTasks
     http: aiohttp.ClientSession
     pending: PendingAcks
+    weekly: WeeklyMeetings
     digests: DigestJob | None = None
 
     async def aclose(self) -> None:
@@ -103,7 +105,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     responses.register(app, http)
     pending = PendingAcks()
     ack_first.register(app, pending)
-    return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, digests=digests)
+    return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, app.client),
+                   digests=digests)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:

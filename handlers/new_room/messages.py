@@ -9,8 +9,10 @@ from typing import Any
 from slack_sdk.models.blocks import (
     CheckboxesElement,
     ConversationSelectElement,
+    DateTimePickerElement,
     InputBlock,
     Option,
+    PlainTextInputElement,
     PlainTextObject,
     StaticSelectElement,
 )
@@ -22,7 +24,9 @@ from handlers.i18n import text
 
 NEW_ROOM_MODAL = "room_new_modal"
 LEVEL, PUBLISH, MUTE, POST_IN = "level", "publish", "mute", "post_in"  # block and action ids
+STARTS_AT, TOPIC, WEEKLY = "starts_at", "topic", "weekly"  # a room for later
 EVERYONE_CAN_MUTE = "everyone_can_mute"
+MOST_TOPIC = 150
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,9 @@ class Choice:
     level: AccessLevel | None
     configuration: dict[str, Any] | None
     post_in: str | None
+    starts_at: str | None = None  # the picker's Unix time, unchecked; None: a room for now
+    topic: str = ""
+    weekly: bool = False
 
 
 def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
@@ -54,6 +61,13 @@ def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
                            Option(value=EVERYONE_CAN_MUTE, text=text(lang, "new.mute_option"))])),
             InputBlock(block_id=POST_IN, label=text(lang, "new.post_in_label"), optional=True,
                        element=ConversationSelectElement(action_id=POST_IN)),
+            InputBlock(block_id=STARTS_AT, label=text(lang, "new.starts_at_label"), optional=True,
+                       hint=text(lang, "new.starts_at_hint"), element=DateTimePickerElement(action_id=STARTS_AT)),
+            InputBlock(block_id=TOPIC, label=text(lang, "new.topic_label"), optional=True,
+                       element=PlainTextInputElement(action_id=TOPIC, max_length=MOST_TOPIC)),
+            InputBlock(block_id=WEEKLY, label=text(lang, "new.weekly_label"), optional=True,
+                       element=CheckboxesElement(action_id=WEEKLY, options=[
+                           Option(value=WEEKLY, text=text(lang, "new.weekly_option"))])),
         ],
     )
 
@@ -76,10 +90,15 @@ def read_choice(view: dict[str, Any]) -> Choice:
     if mute:
         configuration["everyone_can_mute"] = True
     post_in = field(POST_IN).get("selected_conversation")
+    starts_at = field(STARTS_AT).get("selected_date_time")
+    weekly = any(isinstance(o, dict) and o.get("value") == WEEKLY for o in field(WEEKLY).get("selected_options") or [])
     return Choice(
         level=AccessLevel(level) if level in AccessLevel.__members__.values() else None,
         configuration=configuration or None,
         post_in=str(post_in)[:30] if post_in else None,
+        starts_at=str(starts_at)[:20] if starts_at is not None else None,
+        topic=" ".join(str(field(TOPIC).get("value") or "").split())[:MOST_TOPIC],
+        weekly=weekly,
     )
 
 

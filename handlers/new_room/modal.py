@@ -5,6 +5,7 @@ Slack's 3 s (the service's refusals on the modal's fields), the room delivered b
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from typing import Any
 
@@ -20,8 +21,11 @@ from handlers.blocks import Message
 from handlers.home.messages import HOME_NEW_ROOM_OPTIONS
 from handlers.i18n import text
 from handlers.new_room.invite import deliver_new_room
-from handlers.new_room.messages import NEW_ROOM_MODAL, field_errors, new_room_modal, read_choice
-from handlers.on_behalf import language_quickly, run_for, who
+from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, Choice, field_errors, new_room_modal, read_choice
+from handlers.on_behalf import Asker, language_quickly, run_for, who
+from handlers.planned.messages import problem_words
+from handlers.planned.plan import Planning, make_planned
+from handlers.planned.when import DEFAULT_MINUTES, start_problem
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -50,6 +54,9 @@ def register(app: AsyncApp, services: Services) -> None:
             await ack()  # submitted again: the first submission makes the room
             return
         choice = read_choice(view)
+        if choice.starts_at is not None:
+            await _planned(services, client, asker, choice, ack, str(view.get("id", ""))[:40])
+            return
         rejected: list[RoomRejected] = []
         rooms: list[Room] = []
 
@@ -89,3 +96,28 @@ def _creating_view(lang: str) -> View:
     return View(type="modal", title=PlainTextObject(text=text(lang, "new.title")[:24]),
                 close=PlainTextObject(text=text(lang, "dm.close")), blocks=[SectionBlock(text=text(lang, "new.creating"))])
 
+
+
+async def _planned(services: Services, client: AsyncWebClient, asker: Asker, choice: Choice, ack: AsyncAck, view_id: str) -> None:
+    """The modal with a start: a time that cannot be is answered on its field; then the meeting
+    is planned after the ack (it sends many messages) and the owner gets the room by DM."""
+    lang = await language_quickly(services, client, asker)
+    problem = start_problem(choice.starts_at, dt.datetime.now(dt.UTC))
+    if problem is not None:
+        await services.once.release("view", view_id)
+        await ack(response_action="errors", errors={STARTS_AT: problem_words(lang, problem)[:150]})
+        return
+    await ack()
+    assert choice.starts_at is not None
+    planning = Planning(dt.datetime.fromtimestamp(int(choice.starts_at), dt.UTC), DEFAULT_MINUTES, choice.weekly,
+                        choice.topic, choice.level, channel=choice.post_in, configuration=choice.configuration)
+
+    async def plan(email: str, lang: str) -> Message:
+        return await make_planned(services, client, asker, email, lang, planning)
+
+    _, message = await run_for(services, client, asker, name="new_modal_planned", work=plan)
+    if message is not None:
+        try:
+            await client.chat_postMessage(channel=asker.user_id, **message.payload())
+        except SlackApiError as error:
+            log.warning("could not DM the planned room: %s", error.response.get("error"))

@@ -29,7 +29,7 @@ from handlers.planned.messages import (
     topic_of,
 )
 from handlers.planned.reminders import Place
-from handlers.planned.when import MOST_DAYS_AHEAD, Problem
+from handlers.planned.when import start_problem
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def register(app: AsyncApp, services: Services) -> None:
         meeting, refused = await _owned(services, asker, str(view.get("private_metadata", "")), lang)
         chosen = ((view.get("state", {}).get("values", {}).get(STARTS_AT) or {}).get(STARTS_AT) or {}).get("selected_date_time")
         now = dt.datetime.now(dt.UTC)
-        problem = _problem_with(chosen, now)
+        problem = start_problem(chosen, now)
         if meeting is not None and problem is not None:
             await ack(response_action="errors", errors={STARTS_AT: problem_words(lang, problem)[:150]})
             return
@@ -109,17 +109,6 @@ async def _owned(services: Services, asker: Asker, meeting_id: str, lang: str) -
     if meeting.owner != asker.user_id:
         return None, plain(text(lang, "plan.not_owner", owner=Mrkdwn(f"<@{meeting.owner}>")))
     return meeting, None
-
-
-def _problem_with(chosen: object, now: dt.datetime) -> Problem | None:
-    if not isinstance(chosen, int | str) or not str(chosen).isdecimal():
-        return Problem("plan.pick_a_time")
-    start = dt.datetime.fromtimestamp(int(chosen), dt.UTC)
-    if start <= now:
-        return Problem("plan.pick_later")
-    if start > now + dt.timedelta(days=MOST_DAYS_AHEAD):
-        return Problem("when.too_far", {"days": str(MOST_DAYS_AHEAD)})
-    return None
 
 
 def _notice(place: Place, meeting: Meeting, *, cancelled: bool) -> Message:

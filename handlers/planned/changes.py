@@ -6,8 +6,10 @@ and reminders replaced; a person who left the workspace is skipped."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -120,3 +122,16 @@ async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeti
     places = await places_of(services, client, meeting)
     await remind(client, places, meeting, services.reminder_minutes, now)
     await services.meetings.save(meeting, now)
+
+
+@dataclass(frozen=True)
+class WeeklyMeetings:
+    """For the scheduler: the weekly meetings whose occurrence has started, each carried to its
+    next week (by one process: the others find it claimed)."""
+
+    services: Services
+    client: AsyncWebClient
+
+    async def due(self, now: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
+        return [(f"weekly meeting {meeting.id}", functools.partial(roll_weekly, self.services, self.client, meeting, now))
+                for meeting in await self.services.meetings.weekly_due(now)]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import dataclass
+from typing import Any
+from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -33,22 +36,49 @@ from handlers.services import Services
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Planning:
+    """A planned room as asked, from the command or the modal, its start already checked."""
+
+    start: dt.datetime
+    minutes: int
+    weekly: bool
+    topic: str
+    level: AccessLevel | None
+    people: tuple[str, ...] = ()
+    channel: str | None = None
+    configuration: dict[str, Any] | None = None
+
+
+async def owner_zone(services: Services, client: AsyncWebClient, asker: Asker) -> ZoneInfo:
+    owner = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
+    return zone_named(owner.tz if owner else None, services.zone)
+
+
 async def plan_room(
     services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, *,
     plan: Plan, level: AccessLevel | None, people: tuple[str, ...], channel: str | None,
 ) -> Message:
-    now = dt.datetime.now(dt.UTC)
-    owner = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
-    zone = zone_named(owner.tz if owner else None, services.zone)
-    start = start_of(plan, now, zone)
+    """`/room new … at …`: the typed time read in the owner's zone, then the meeting planned."""
+    start = start_of(plan, dt.datetime.now(dt.UTC), await owner_zone(services, client, asker))
     if isinstance(start, Problem):
         return plain(problem_words(lang, start))
-    room = await services.rooms.create(email, level)
+    planning = Planning(start, plan.minutes, plan.weekly, plan.topic, level, people, channel)
+    return await make_planned(services, client, asker, email, lang, planning)
+
+
+async def make_planned(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str,
+                       planning: Planning) -> Message:
+    """The room made, everyone invited with the time, files and reminders; the owner's reply."""
+    now = dt.datetime.now(dt.UTC)
+    zone = await owner_zone(services, client, asker)
+    room = await services.rooms.create(email, planning.level, planning.configuration)
     link = room_link(room, services.room_site)
     meeting = Meeting(team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug, room_url=link,
-                      topic=plan.topic, starts_at=int(start.timestamp()), minutes=plan.minutes, zone=zone.key,
-                      weekly=plan.weekly, invitees=[person for person in people if person != asker.user_id],
-                      channel=channel)
+                      topic=planning.topic, starts_at=int(planning.start.timestamp()), minutes=planning.minutes,
+                      zone=zone.key, weekly=planning.weekly, channel=planning.channel,
+                      invitees=[person for person in planning.people if person != asker.user_id])
+    channel = planning.channel
     refused: list[tuple[str, Mrkdwn, str]] = []  # (what, where, Slack's code)
 
     async def deliver(place: Place) -> None:

@@ -158,6 +158,19 @@ def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Prob
     return start.astimezone(dt.UTC)
 
 
+def start_problem(picked: object, now: dt.datetime) -> Problem | None:
+    """What is wrong with a start picked on a calendar (the modals send a Unix time, or a forger
+    anything): none, or later than now and within Slack's reminder reach."""
+    if not isinstance(picked, int | str) or not str(picked).isdecimal() or len(str(picked)) > 11:
+        return Problem("plan.pick_a_time")
+    start = dt.datetime.fromtimestamp(int(picked), dt.UTC)
+    if start <= now:
+        return Problem("plan.pick_later")
+    if start > now + dt.timedelta(days=MOST_DAYS_AHEAD):
+        return Problem("when.too_far", {"days": str(MOST_DAYS_AHEAD)})
+    return None
+
+
 def _local(day: dt.date, at: dt.time, zone: ZoneInfo) -> dt.datetime:
     return dt.datetime.combine(day, at, tzinfo=zone)
 

@@ -15,6 +15,7 @@ from freezegun import freeze_time
 from tests.conftest import text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
+from tests.slack_requests import choice, submission
 
 PARIS, CAYENNE = ZoneInfo("Europe/Paris"), ZoneInfo("America/Cayenne")
 # Wednesday 24 March 2027, 09:00 UTC: Paris changes to summer time in the night of Saturday to Sunday
@@ -111,3 +112,36 @@ async def test_what_slack_refuses_is_said_to_the_owner_in_words(bot, slack: Fake
     assert "No calendar file for <#C0QUIET>: I am not a member of that channel: invite me with `/invite @roombot`" in words
     assert "No reminder for <#C0FULL>: Slack takes at most 30 scheduled messages per channel in 5 minutes" in text_of(crowded)
     assert sorted(m["channel"] for m in slack.waiting() if not m["id"].startswith("QFULL")) == ["C0QUIET", "DU0ALICE", "DU0ALICE"]
+
+
+def modal_values(start: int | str, topic: str = "", weekly: bool = False) -> dict:
+    return {**choice("trusted", post_in="C0TEAM"),
+            "starts_at": {"starts_at": {"type": "datetimepicker", "selected_date_time": start}},
+            "topic": {"topic": {"type": "plain_text_input", "value": topic}},
+            "weekly": {"weekly": {"type": "checkboxes", "selected_options": [{"value": "weekly"}] if weekly else []}}}
+
+
+async def test_the_modal_plans_a_weekly_room_with_its_topic(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    start = dt.datetime(2027, 3, 26, 15, 0, tzinfo=PARIS)
+    with freeze_time(NOW, real_asyncio=True):
+        answer = await bot.post(submission(modal_values(int(start.timestamp()), "Revue <b>", weekly=True)))
+        assert answer.status_code == 200 and answer.text == ""  # the modal closes
+        await bot.runtime.tasks.drain(5)
+        assert {m["channel"] for m in slack.waiting()} == {"C0TEAM", "DU0ALICE"}
+    [dm] = slack.posted("U0ALICE")
+    assert "Revue &lt;b&gt;" in text_of(dm) and "every Friday" in text_of(dm) and "3:00" in text_of(dm)
+    [event] = icalendar.Calendar.from_ical(calendar_in(slack, "DU0ALICE")).walk("VEVENT")
+    assert str(event["summary"]) == "Revue <b>" and event["rrule"].to_ical() == b"FREQ=WEEKLY"
+    assert [room["access_level"] for room in meet.rooms.values()] == ["trusted"]
+
+
+@pytest.mark.parametrize(("picked", "said"), [
+    (int(dt.datetime(2027, 3, 20, 9, 0, tzinfo=PARIS).timestamp()), "That time has passed"),
+    (int(dt.datetime(2027, 9, 20, 9, 0, tzinfo=PARIS).timestamp()), "more than 120 days ahead"),
+    ("99999999999999999999", "Pick a day and a time"),
+])
+async def test_the_modal_answers_a_start_that_cannot_be_on_its_field(bot, slack: FakeSlack, meet: FakeMeet, alice, picked, said):
+    with freeze_time(NOW, real_asyncio=True):
+        answer = await bot.post(submission(modal_values(picked)))
+    assert answer.json()["response_action"] == "errors" and said in answer.json()["errors"]["starts_at"]
+    assert meet.rooms == {} and slack.uploads == {}
