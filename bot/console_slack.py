@@ -9,6 +9,7 @@ something are kept for the shell to fill in, field by field.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from dataclasses import dataclass, field
@@ -147,6 +148,7 @@ class ConsoleSlack:
     """The Web API methods the bot calls, answered as Slack would; every message is printed."""
 
     def __init__(self, directory: Directory, lang: str, out: TextIO, *, styled: bool = False) -> None:
+        self._scheduled = 0
         self.directory = directory
         self.lang = lang
         self._out = out
@@ -197,6 +199,15 @@ class ConsoleSlack:
             where = str(args.get("channel", ""))
             self.show(directory.where(where, self.lang) + (text(self.lang, "shell.in_thread") if args.get("thread_ts") else ""), args)
             return {"ok": True, "channel": where, "ts": f"{len(self.controls)}.000001"}
+        if method == "chat.scheduleMessage":
+            post_at = dt.datetime.fromtimestamp(int(float(args.get("post_at", 0))), dt.UTC).astimezone()
+            where = directory.where(str(args.get("channel", "")), self.lang)
+            self.show(text(self.lang, "shell.scheduled", where=where, at=post_at.strftime("%Y-%m-%d %H:%M %Z")), args)
+            self._scheduled += 1
+            return {"ok": True, "scheduled_message_id": f"Q{self._scheduled:08d}", "post_at": args.get("post_at")}
+        if method == "chat.deleteScheduledMessage":
+            self._write(self.read(text(self.lang, "shell.unscheduled")))
+            return {"ok": True}
         if method == "conversations.open":
             return {"ok": True, "channel": {"id": "D" + str(args.get("users", ""))}}
         if method == "conversations.info":

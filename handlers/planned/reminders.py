@@ -47,13 +47,14 @@ async def schedule(client: AsyncWebClient, meeting: Meeting, place: Place, minut
         code = str(error.response.get("error"))
         log.warning("Slack refused a planned room's reminder: %s", code)
         return code
-    return Reminder(channel=place.channel, id=str(answer["scheduled_message_id"]), post_at=int(post_at.timestamp()))
+    # an answer without its id (a bare `{ok: true}`) still means Slack holds the message
+    return Reminder(channel=place.channel, id=str(answer.get("scheduled_message_id") or ""), post_at=int(post_at.timestamp()))
 
 
 async def unschedule(client: AsyncWebClient, reminders: list[Reminder], now: dt.datetime) -> None:
     """Removes reminders not delivered yet; one already sent (or removed) is no longer Slack's to remove."""
     for pending in reminders:
-        if pending.post_at <= now.timestamp():
+        if pending.post_at <= now.timestamp() or not pending.id:
             continue
         try:
             await client.chat_deleteScheduledMessage(channel=pending.channel, scheduled_message_id=pending.id)
