@@ -14,9 +14,10 @@ import uuid
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
+from redis.exceptions import RedisError
 
 from clients.redis_keys import key
-from clients.storage import as_text
+from clients.storage import as_text, degraded
 
 #: How long a meeting is kept after it ended (for a late "Cancel" click to find it and say so).
 KEPT_AFTER = 24 * 3600
@@ -71,6 +72,10 @@ class Meetings:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
 
+    async def reachable(self) -> None:
+        """Raises RedisError when meetings cannot be kept: checked before a room is made for one."""
+        await self._redis.ping()
+
     async def save(self, meeting: Meeting, now: dt.datetime) -> None:
         """Stores `meeting` and lists it for each of its people (until its end)."""
         ttl = int((meeting.end - now).total_seconds()) + KEPT_AFTER + (int(WEEK.total_seconds()) if meeting.weekly else 0)
@@ -89,7 +94,15 @@ class Meetings:
         return Meeting.model_validate_json(raw) if raw else None
 
     async def upcoming(self, team_id: str, person: str, now: dt.datetime, most: int = 10) -> list[Meeting]:
-        """`person`'s meetings that have not started yet, soonest first."""
+        """`person`'s meetings that have not started yet, soonest first (none while Redis is down:
+        Home still shows the rest)."""
+        try:
+            return await self._upcoming(team_id, person, now, most)
+        except RedisError as error:
+            degraded("planned meetings", error)
+            return []
+
+    async def _upcoming(self, team_id: str, person: str, now: dt.datetime, most: int) -> list[Meeting]:
         index = self._index(team_id, person)
         started = int(now.timestamp())
         await self._redis.zremrangebyscore(index, "-inf", started)

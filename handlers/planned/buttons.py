@@ -25,6 +25,7 @@ from handlers.planned.messages import (
     STARTS_AT,
     changed_notice,
     problem_words,
+    refused_reason,
     reschedule_modal,
     topic_of,
 )
@@ -90,8 +91,10 @@ def register(app: AsyncApp, services: Services) -> None:
 
         async def work(email: str, lang: str) -> Message:
             room: Room | None = await services.rooms.get(email, moved.room_id)  # the file carries its dial-in
-            await move(services, client, moved, start, room, lambda place: _notice(place, moved, cancelled=False), now)
-            return plain(text(lang, "plan.moved_done", topic=topic_of(lang, moved)))
+            refused = await move(services, client, moved, start, room, lambda place: _notice(place, moved, cancelled=False), now)
+            lines = [text(lang, "plan.moved_done", topic=topic_of(lang, moved))]
+            lines += [text(lang, "plan.no_reminder", place=place, reason=refused_reason(lang, code)) for place, code in refused]
+            return plain("\n".join(lines))
 
         _, said = await run_for(services, client, asker, name="room_reschedule", work=work)
         await publish_home(services, client, asker, said=said)

@@ -16,10 +16,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import Room
-from handlers.blocks import Message
-from handlers.i18n import Mrkdwn
+from handlers.blocks import Message, plain
+from handlers.i18n import Mrkdwn, text
 from handlers.planned.calendar import calendar_file
-from handlers.planned.messages import topic_of, zone_named
+from handlers.planned.messages import refused_reason, topic_of, when_line, zone_named
 from handlers.planned.reminders import Place, schedule, send_file, unschedule
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
@@ -67,16 +67,19 @@ async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeti
         await send_file(client, place.channel, data, topic_of(place.lang, meeting))
 
 
-async def remind(client: AsyncWebClient, places: list[Place], meeting: Meeting, minutes: int, now: dt.datetime) -> list[str]:
+Refused = list[tuple[Mrkdwn, str]]  # (the place, Slack's code)
+
+
+async def remind(client: AsyncWebClient, places: list[Place], meeting: Meeting, minutes: int, now: dt.datetime) -> Refused:
     """Schedules each place's reminder of `meeting`'s (next) start; Slack's refusals, by place."""
-    refused: list[str] = []
+    refused: Refused = []
     meeting.reminders = []
     for place in places:
         scheduled = await schedule(client, meeting, place, minutes, now)
         if isinstance(scheduled, Reminder):
             meeting.reminders.append(scheduled)
         elif scheduled is not None:
-            refused.append(scheduled)
+            refused.append((place.label, scheduled))
     return refused
 
 
@@ -91,7 +94,7 @@ async def cancel(services: Services, client: AsyncWebClient, meeting: Meeting, n
 
 
 async def move(services: Services, client: AsyncWebClient, meeting: Meeting, start: dt.datetime, room: Room | None,
-               notice: Notice, now: dt.datetime) -> list[str]:
+               notice: Notice, now: dt.datetime) -> Refused:
     """The start changed, the reminders replaced, everyone told with an updated calendar file."""
     await unschedule(client, meeting.reminders, now)
     meeting.starts_at, meeting.sequence = int(start.timestamp()), meeting.sequence + 1
@@ -120,8 +123,14 @@ async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeti
         start = next_week(meeting.model_copy(update={"starts_at": int(start.timestamp())}))
     meeting.starts_at = int(start.timestamp())
     places = await places_of(services, client, meeting)
-    await remind(client, places, meeting, services.reminder_minutes, now)
+    refused = await remind(client, places, meeting, services.reminder_minutes, now)
     await services.meetings.save(meeting, now)
+    if refused:  # said to the owner once per week: the claim above is per occurrence
+        owner = next((place for place in places if place.label == f"<@{meeting.owner}>"), None)
+        if owner is not None:
+            lines = [text(owner.lang, "plan.no_reminder", place=place, reason=refused_reason(owner.lang, code))
+                     for place, code in refused]
+            await tell(client, [owner], lambda place: plain("\n".join([when_line(place.lang, meeting, place.zone), *lines])))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.meetings import Meeting
+from handlers import refusals
 from handlers.blocks import Message, join_button, mrkdwn
 from handlers.i18n import Mrkdwn, escape, text
 from handlers.planned.when import Problem
@@ -62,6 +63,17 @@ def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Messa
     if meeting.room_url:
         blocks.append(ActionsBlock(elements=[join_button(lang, meeting.room_url)]))
     return Message(text=words, blocks=blocks)
+
+
+def refused_reason(lang: str, code: str) -> str:
+    """Why Slack refused a reminder or a file, in words."""
+    if code in _SAID:
+        return text(lang, f"plan.refused.{code}")
+    return refusals.reason(lang, code) if code in refusals.CHANNEL_REFUSALS else text(lang, "plan.refused.other", code=code)
+
+
+#: Slack's refusals of a reminder or a file said in words of their own (others: as for any post).
+_SAID = frozenset({"restricted_too_many", "time_too_far", "time_in_past", "not_in_channel"})
 
 
 def problem_words(lang: str, problem: Problem) -> str:

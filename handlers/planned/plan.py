@@ -15,18 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from redis.exceptions import RedisError
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import AccessLevel
-from handlers import refusals
+from clients.storage import degraded
 from handlers.blocks import Message, plain
 from handlers.i18n import Mrkdwn, text
 from handlers.new_room.invite import Planned, invite, with_notes
 from handlers.on_behalf import Asker
 from handlers.planned.calendar import calendar_file
-from handlers.planned.messages import problem_words, topic_of, when_line, zone_named
+from handlers.planned.messages import problem_words, refused_reason, topic_of, when_line, zone_named
 from handlers.planned.reminders import Place, schedule, send_file
 from handlers.planned.when import Plan, Problem, start_of
 from handlers.profiles import Profile, language_of, profile_or_none
@@ -72,6 +73,7 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
     """The room made, everyone invited with the time, files and reminders; the owner's reply."""
     now = dt.datetime.now(dt.UTC)
     zone = await owner_zone(services, client, asker)
+    await services.meetings.reachable()  # without its storage a meeting could not be moved or cancelled: no room
     room = await services.rooms.create(email, planning.level, planning.configuration)
     link = room_link(room, services.room_site)
     meeting = Meeting(team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug, room_url=link,
@@ -108,8 +110,12 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
         await deliver(Place(own["channel"]["id"], lang, zone, Mrkdwn(f"<@{asker.user_id}>")))
     except SlackApiError as error:
         log.warning("could not open the owner's DM for a planned room: %s", error.response.get("error"))
-    await services.meetings.save(meeting, now)
-    notes += [text(lang, what, place=place, reason=_reason(lang, code)) for what, place, code in refused]
+    try:
+        await services.meetings.save(meeting, now)
+    except RedisError as error:  # the room, invitations, files and reminders are out: say what is missing
+        degraded("planned meetings", error)
+        notes.append(text(lang, "plan.not_kept"))
+    notes += [text(lang, what, place=place, reason=refused_reason(lang, code)) for what, place, code in refused]
     shown = room_message(lang, room, services.room_site, created=True)
     return with_notes(_planned(shown, when_line(lang, meeting, zone)), notes)
 
@@ -117,13 +123,3 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
 def _planned(message: Message, when: Mrkdwn) -> Message:
     """The owner's room message, its time and topic first."""
     return Message(text=f"{when}\n{message.text}", blocks=[*plain(when).blocks, *message.blocks])
-
-
-def _reason(lang: str, code: str) -> str:
-    if code in _SAID:
-        return text(lang, f"plan.refused.{code}")
-    return refusals.reason(lang, code) if code in refusals.CHANNEL_REFUSALS else text(lang, "plan.refused.other", code=code)
-
-
-#: Slack's refusals of a reminder or a file said in words of their own (others: as for any post).
-_SAID = frozenset({"restricted_too_many", "time_too_far", "time_in_past", "not_in_channel"})

@@ -101,7 +101,7 @@ def test_names_typed_plainly_and_a_modal_asked_field_by_field(operator_env, monk
 
 
 def test_a_new_room_with_options_from_home(operator_env, monkeypatch, capsys, meet: FakeMeet):
-    out = shell(monkeypatch, capsys, "home\n2\n2\n1 2\n1\n#general\n", "--lang", "en")
+    out = shell(monkeypatch, capsys, "home\n2\n2\n1 2\n1\n#general\n\n\n\n", "--lang", "en")  # no start, topic, weekly
     assert "--- Home\n== Your video rooms ==\n[1] New room ▾" in out and "[2] More options…" in out
     [room] = meet.rooms.values()
     assert room["access_level"] == "restricted"

@@ -12,10 +12,11 @@ import pytest
 import vobject
 from freezegun import freeze_time
 
-from tests.conftest import text_of
+from bot.redis_server import EmbeddedRedis, connect
+from tests.conftest import start_bot, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import choice, submission
+from tests.slack_requests import choice, command_body, submission
 
 PARIS, CAYENNE = ZoneInfo("Europe/Paris"), ZoneInfo("America/Cayenne")
 # Wednesday 24 March 2027, 09:00 UTC: Paris changes to summer time in the night of Saturday to Sunday
@@ -145,3 +146,32 @@ async def test_the_modal_answers_a_start_that_cannot_be_on_its_field(bot, slack:
         answer = await bot.post(submission(modal_values(picked)))
     assert answer.json()["response_action"] == "errors" and said in answer.json()["errors"]["starts_at"]
     assert meet.rooms == {} and slack.uploads == {}
+
+
+async def test_a_replayed_command_plans_one_meeting(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="fr-FR")
+    body = command_body('new at 10:00 tomorrow "Budget" <@U0BOB|bob>', "U0ALICE", slack.response_url())
+    with freeze_time(NOW, real_asyncio=True):
+        for _ in range(3):  # a captured command, validly signed, sent again
+            assert (await bot.post(body)).status_code == 200
+        await slack.wait_responses(1)
+        await bot.runtime.tasks.drain(5)
+        assert len(meet.rooms) == 1 and len(slack.waiting()) == 2 and len(slack.uploads) == 2
+    assert len(slack.posted("DU0BOB")) == 1 and len(slack.responses) == 1
+
+
+async def test_without_its_storage_no_meeting_is_half_made(settings, slack: FakeSlack, meet: FakeMeet, alice, tmp_path):
+    server = EmbeddedRedis(tmp_path / "redis")
+    server.start()
+    redis = connect(server.url)
+    try:
+        async for bot in start_bot(settings, redis, slack):
+            assert "no video room yet" in text_of(await bot.reply("list"))  # profile and token cached
+            server.stop()
+            with freeze_time(NOW, real_asyncio=True):
+                reply = await bot.reply('new at 10:00 tomorrow "Budget"')
+            assert "storage is unavailable" in text_of(reply)
+            assert meet.rooms == {} and slack.waiting() == [] and slack.uploads == {}
+    finally:
+        await redis.aclose()
+        server.stop()
