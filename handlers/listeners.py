@@ -5,8 +5,8 @@ from slack_bolt.async_app import AsyncApp
 from handlers import request_ids
 from handlers.digest import command as digest_command
 from handlers.home import tab as home_tab
+from handlers.home import upcoming as home_upcoming
 from handlers.new_room import from_message, modal, workflow_step
-from handlers.planned import buttons as planned_buttons
 from handlers.previews import rooms as room_previews
 from handlers.rooms import buttons as room_buttons
 from handlers.rooms import command as room_command
@@ -23,6 +23,6 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     modal.register(app, services)
     from_message.register(app, services)
     workflow_step.register(app, services)
-    planned_buttons.register(app, services)
+    home_upcoming.register(app, services)
     room_previews.register(app, services)
     digest_command.register(app, services)
