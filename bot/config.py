@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     digest_demarches: Annotated[list[int], NoDecode] = Field(default_factory=list)
     digest_time: dt.time = dt.time(9, 0)
     digest_timezone: str = "Europe/Paris"
+    # a dossier waiting longer than this in en construction or en instruction is late (the service's
+    # own weekly e-mail says 7)
+    digest_late_days: int = Field(default=7, ge=1, le=365)
     # démarches channels may subscribe to: numbers, or `*` for any the dossier token can read
     digest_allowed_demarches: str = "*"
     ds_requests_per_minute: int = Field(default=400, ge=1)  # the service allows 400 per token

@@ -21,7 +21,7 @@ from bot.wiring import digest_job
 from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.service import STATES
 from handlers.digest.job import Digest
-from handlers.digest.messages import sparkline
+from handlers.digest.messages import needs_line, sparkline
 from handlers.digest.post import DigestNotPosted
 from handlers.i18n import text
 
@@ -93,7 +93,9 @@ def _print_table(lang: str, day: dt.date, digest: Digest, zone: ZoneInfo) -> Non
             f"{counts.total - previous.total:+d}" if previous else "", counts.deposited_since if previous else "",
             sparkline(line.history), counted,
         ])
-    notes = [text(lang, "cli.failed", number=f.number, reason=text(lang, f"digest.reason.{f.reason}")) for f in digest.failures]
+    notes = [f"n° {line.counts.number} · {needs_line(lang, line.counts.needs, line.late_days)}"
+             for line in digest.lines if line.counts.needs.anything]  # what needs doing, as in Slack
+    notes += [text(lang, "cli.failed", number=f.number, reason=text(lang, f"digest.reason.{f.reason}")) for f in digest.failures]
     if any(line.reused for line in digest.lines):
         notes.append(text(lang, "cli.reused", minutes=RUN_WINDOW // 60))
     title = text(lang, "digest.title", date=format_date(day, format="long", locale=lang))

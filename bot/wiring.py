@@ -41,7 +41,8 @@ def dossier_service(settings: Settings, redis: aioredis.Redis) -> DossierService
 def digest_config(settings: Settings) -> DigestConfig:
     return DigestConfig(language=settings.default_language, zone=settings.zone, at=settings.digest_time,
                         channel=settings.digest_channel, demarches=tuple(settings.digest_demarches),
-                        allowed=settings.allowed_demarches, max_per_person=settings.digest_max_per_person)
+                        allowed=settings.allowed_demarches, max_per_person=settings.digest_max_per_person,
+                        late_days=settings.digest_late_days)
 
 
 @contextlib.asynccontextmanager
@@ -54,5 +55,5 @@ async def digest_job(
         stack.push_async_callback(service.aclose)
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
         access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
-        yield DigestJob(digest_config(settings), DigestStore(redis), DossierCounter(service, redis), slack, access,
-                        ai.service if ai else None)
+        counter = DossierCounter(service, redis, late_days=settings.digest_late_days)
+        yield DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, ai.service if ai else None)

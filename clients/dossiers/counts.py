@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,17 +21,18 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from clients.dossiers.errors import EndlessWalk, Unreadable
-from clients.dossiers.service import STATES, DossierSource, Page
+from clients.dossiers.records import Counted, Needs, Tally, encode
+from clients.dossiers.service import DossierSource, Page
 from clients.redis_keys import key
 
-# One page of states as a single "number:state,…" argument: redis-py encodes each command
+# One page of records as a single "number=record;…" argument: redis-py encodes each command
 # argument in Python, and 200 arguments a page cost more than the whole paginator.
 # HSET goes by a few hundred fields at a time: Lua's unpack() fails past about 8,000 values.
 _STORE_PAGE = """
 local fields, stored = {}, 0
-for number, state in string.gmatch(ARGV[1], "(%d+):([%w_]+)") do
+for number, record in string.gmatch(ARGV[1], "(%d+)=([%w_,]+)") do
   fields[#fields + 1] = number
-  fields[#fields + 1] = state
+  fields[#fields + 1] = record
   if #fields >= 500 then
     redis.call('HSET', KEYS[1], unpack(fields))
     stored, fields = stored + #fields / 2, {}
@@ -58,6 +58,8 @@ class DemarcheCounts:
     full_walk: bool
     requests: int = 0
     counted_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    needs: Needs = field(default_factory=Needs)
+    groups: dict[int, Counted] = field(default_factory=dict)  # by groupe instructeur number
 
     @property
     def total(self) -> int:
@@ -72,9 +74,11 @@ class DossierCounter:
         *,
         overlap: dt.timedelta = dt.timedelta(minutes=15),
         full_every: dt.timedelta = dt.timedelta(days=7),
+        late_days: int = 7,
         now: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self._service = service
+        self._late_days = late_days
         self._redis = redis
         self._overlap = overlap
         self._full_every = full_every
@@ -115,19 +119,21 @@ class DossierCounter:
     async def _full(self, demarche: int, since: dt.datetime | None, progress: Progress | None) -> DemarcheCounts:
         fresh = _states(demarche) + ":new"
         await self._redis.delete(fresh)
-        tally: Counter[str] = Counter()
+        tally = Tally(self._now(), self._late_days, since)
         walk = _Walk(since, progress)
         try:
             async with _Overlapped() as writes:
                 async for page in self._service.all_dossiers(demarche):
                     walk.take(page)
-                    tally.update(node.state for node in page.nodes)
-                    if page.nodes:
-                        await writes.submit(self._store(fresh, page))
+                    records = [(node.number, encode(node)) for node in page.nodes]
+                    for _, record in records:
+                        tally.add(record)
+                    if records:
+                        await writes.submit(self._store(fresh, records))
         except BaseException:
             await self._redis.delete(fresh)  # a walk cut short keeps nothing it gathered
             raise
-        if tally:
+        if walk.seen:
             await self._redis.rename(fresh, _states(demarche))
         else:
             await self._redis.delete(_states(demarche))
@@ -142,19 +148,19 @@ class DossierCounter:
             async for page in self._service.updated_since(demarche, watermark):
                 walk.take(page)
                 if page.nodes:
-                    await writes.submit(self._store(states, page))
+                    await writes.submit(self._store(states, [(node.number, encode(node)) for node in page.nodes]))
             for pending in (False, True):
                 async for page in self._service.deleted_since(demarche, watermark, pending=pending):
                     walk.take(page, deposits=False)
                     if page.nodes:
                         await writes.submit(self._redis.hdel(states, *(str(n.number) for n in page.nodes)))
-        tally: Counter[str] = Counter()
-        async for _, state in self._redis.hscan_iter(states, count=1000):
-            tally[state] += 1
+        tally = Tally(self._now(), self._late_days, since)
+        async for _, record in self._redis.hscan_iter(states, count=1000):
+            tally.add(record.decode() if isinstance(record, bytes) else record)
         return walk.result(demarche, tally, full=False)
 
-    def _store(self, name: str, page: Page) -> Awaitable[object]:
-        return self._store_page(keys=[name], args=[",".join(f"{node.number}:{node.state}" for node in page.nodes)])
+    def _store(self, name: str, records: list[tuple[int, str]]) -> Awaitable[object]:
+        return self._store_page(keys=[name], args=[";".join(f"{number}={record}" for number, record in records)])
 
     async def _meta(self, demarche: int) -> dict[str, Any] | None:
         raw = await self._redis.get(_meta(demarche))
@@ -204,9 +210,10 @@ class _Walk:
         if self.progress:
             self.progress(self.pages, self.seen)
 
-    def result(self, demarche: int, tally: Counter[str], *, full: bool) -> DemarcheCounts:
-        by_state = {state: tally.get(state, 0) for state in STATES} | {s: n for s, n in tally.items() if s not in STATES}
-        return DemarcheCounts(demarche, self.title, by_state, len(self.deposits), full)
+    def result(self, demarche: int, tally: Tally, *, full: bool) -> DemarcheCounts:
+        whole = tally.whole()
+        return DemarcheCounts(demarche, self.title, whole.by_state, len(self.deposits), full, needs=whole.needs,
+                              groups=tally.groups())
 
 
 def _states(demarche: int) -> str:

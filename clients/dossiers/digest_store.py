@@ -25,6 +25,7 @@ from redis.asyncio.lock import Lock
 from redis.exceptions import LockError, RedisError
 
 from clients.dossiers.counts import DemarcheCounts
+from clients.dossiers.records import Counted, Needs
 from clients.dossiers.subscriptions import Subscriptions
 from clients.redis_keys import key
 from clients.storage import as_text
@@ -95,7 +96,9 @@ class DigestStore:
         if raw is None:
             return None
         data = json.loads(raw)
-        return DemarcheCounts(**{**data, "counted_at": dt.datetime.fromisoformat(data["counted_at"])})
+        groups = {int(number): Counted(part["by_state"], Needs(**part["needs"])) for number, part in data.get("groups", {}).items()}
+        return DemarcheCounts(**{**data, "counted_at": dt.datetime.fromisoformat(data["counted_at"]),
+                                 "needs": Needs(**data.get("needs", {})), "groups": groups})
 
     async def share_count(self, counts: DemarcheCounts, day: dt.date) -> None:
         data = {**dataclasses.asdict(counts), "counted_at": counts.counted_at.isoformat()}

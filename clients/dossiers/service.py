@@ -40,9 +40,14 @@ WALK_SECONDS = 3_600.0
 #: A page of 100 dossiers is a few dozen kilobytes; an answer larger than this is not one.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
+# the dates of what needs doing (how long in this state, the decision's date, the expected one under
+# "silence vaut accord / rejet") and the group come with each dossier the walks read anyway
 _DOSSIER_PAGE = """
     pageInfo { hasNextPage endCursor }
-    nodes { number state dateDepot }"""
+    nodes {
+      number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
+      datePrevisionnelleDecisionSVASVR groupeInstructeur { number }
+    }"""
 _DELETED_PAGE = """
     pageInfo { hasNextPage endCursor }
     nodes { number }"""
@@ -102,10 +107,28 @@ QUERIES = {
 }
 
 
+class GroupRef(Tolerant):
+    number: int
+
+
 class Dossier(Tolerant):
     number: int
     state: str = ""
     dateDepot: dt.datetime | None = None
+    datePassageEnConstruction: dt.datetime | None = None
+    datePassageEnInstruction: dt.datetime | None = None
+    dateTraitement: dt.datetime | None = None
+    datePrevisionnelleDecisionSVASVR: dt.date | None = None
+    groupeInstructeur: GroupRef | None = None
+
+    @property
+    def in_state_since(self) -> dt.datetime | None:
+        """When the dossier entered its present state."""
+        if self.state == "en_construction":
+            return self.datePassageEnConstruction
+        if self.state == "en_instruction":
+            return self.datePassageEnInstruction
+        return self.dateTraitement
 
 
 class PageInfo(Tolerant):

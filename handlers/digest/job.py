@@ -63,6 +63,7 @@ class DigestConfig:
     demarches: tuple[int, ...] = ()  # DIGEST_DEMARCHES
     allowed: frozenset[int] | None = None  # DIGEST_ALLOWED_DEMARCHES; None: any the token can read
     max_per_person: int = 10  # DIGEST_MAX_PER_PERSON
+    late_days: int = 7  # DIGEST_LATE_DAYS
 
 
 @dataclass
@@ -99,7 +100,7 @@ class DigestJob:
                             error.detail)
                     return DigestFailure(number, error.reason)
                 history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
-                return DigestLine(counts, previous, history, reused)
+                return DigestLine(counts, previous, history, reused, self.config.late_days)
 
         numbers = self.config.demarches if demarches is None else demarches
         results = await asyncio.gather(*(one(number) for number in numbers))

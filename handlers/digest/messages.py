@@ -16,6 +16,7 @@ from slack_sdk.models.blocks import (
 
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import Snapshot
+from clients.dossiers.records import DECIDED, Needs
 from clients.dossiers.service import STATES
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import Mrkdwn, text
@@ -30,6 +31,7 @@ class DigestLine:
     previous: Snapshot | None
     history: list[int | None]  # daily totals, oldest first, ending with today's
     reused: bool = False  # the counts of another digest's run within the run window, not counted again
+    late_days: int = 7  # DIGEST_LATE_DAYS: how long a dossier may wait in a state before it is late
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,25 @@ def _line(lang: str, line: DigestLine) -> str:
         for state in STATES
     )
     parts = [text(lang, "digest.demarche", title=counts.title, number=counts.number), total, states]
+    if counts.needs.anything:
+        parts.append(needs_line(lang, counts.needs, line.late_days))
     trend = sparkline(line.history)
     if trend.strip():
         parts.append(text(lang, "digest.trend", days=len(line.history), spark=Mrkdwn(f"`{trend}`")))
     return "\n".join(parts)
+
+
+def needs_line(lang: str, needs: Needs, late_days: int) -> str:
+    """One line of what needs doing: late dossiers, decisions since the last digest, SVA/SVR dates."""
+    items = [text(lang, "digest.late", count=Mrkdwn(_number(count, lang)), state=text(lang, f"state.{state}"),
+                  days=late_days, oldest=Mrkdwn(_number(needs.oldest.get(state, 0), lang)))
+             for state, count in sorted(needs.late.items(), key=lambda item: STATES.index(item[0]) if item[0] in STATES else 9)]
+    decided = [f"{_number(needs.decided[state], lang)} {text(lang, f'state.{state}')}" for state in DECIDED if needs.decided.get(state)]
+    if decided:
+        items.append(text(lang, "digest.decided", decisions=Mrkdwn(", ".join(decided))))
+    if needs.due_soon or needs.overdue:
+        items.append(text(lang, "digest.sva", due=Mrkdwn(_number(needs.due_soon, lang)), overdue=Mrkdwn(_number(needs.overdue, lang))))
+    return text(lang, "digest.needs", items=Mrkdwn(" · ".join(items)))
 
 
 def _number(value: int, lang: str) -> str:

@@ -15,14 +15,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from freezegun import freeze_time
 from pydantic import SecretStr
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Settings
 from bot.scheduler import run_daily
-from bot.slack_app import configure_slack_client
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore, Outcome
-from clients.dossiers.service import DossierService
 from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from handlers.digest.hours import due_at, due_day
@@ -33,37 +29,13 @@ from handlers.digest.messages import (
     digest_messages,
     sparkline,
 )
-from tests.conftest import ROOT, bot_env, make_digest_job, text_of
+from tests.conftest import ROOT, bot_env, text_of
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 PARIS = ZoneInfo("Europe/Paris")
 CHANNEL = "C0DIGEST"
 OPERATORS = f"{CHANNEL}:operator"  # where the operator's digest keeps its marks (apart from a channel's own)
-
-
-@pytest.fixture
-def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
-    return settings.model_copy(update={
-        "ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "digest_channel": CHANNEL,
-        "digest_demarches": [101, 102], "default_language": "en",
-    })
-
-
-@pytest.fixture
-async def jobs(digest_settings: Settings, redis, ds: FakeDS):
-    """Makes digest jobs as separate bot processes would have them (own clients, one Redis)."""
-    made: list[DossierService] = []
-
-    def make() -> DigestJob:
-        slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), digest_settings)
-        job, service = make_digest_job(digest_settings, redis, ds, slack)
-        made.append(service)
-        return job
-
-    yield make
-    for service in made:
-        await service.aclose()
 
 
 def digest_posts(slack: FakeSlack) -> list[dict]:
@@ -406,7 +378,8 @@ def test_a_piped_dry_run_prints_whole_rows_and_the_failures_below(tmp_path, ds: 
     row = lines[2].split("\t")
     assert row[:3] == ["101", title.replace("\x1b", ""), "42"]  # whole, markup kept as text, no escape sequence
     assert "\x1b" not in shown.stdout
-    assert lines[3] == "n° 102: there is no démarche with this number"  # below the table, in words
+    assert lines[3].startswith("n° 101 · ⏳ To do: ")  # what needs doing, as the Slack digest says it
+    assert lines[4] == "n° 102: there is no démarche with this number"  # below the table, in words
 
 
 def test_a_table_on_a_terminal_wraps_rather_than_cuts(monkeypatch):

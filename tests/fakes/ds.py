@@ -49,6 +49,10 @@ class FakeDossier:
     state: str
     deposited: dt.datetime
     updated: dt.datetime
+    instructed: dt.datetime | None = None  # datePassageEnInstruction, kept once set (as the service does)
+    decided: dt.datetime | None = None  # dateTraitement
+    sva: dt.date | None = None  # datePrevisionnelleDecisionSVASVR
+    group: int = 1  # every dossier is in a groupe instructeur (the démarche's default one, number 1)
 
 
 @dataclass
@@ -112,9 +116,10 @@ class FakeDS:
             self.deposit(number, rng.choice(STATES))
         return demarche
 
-    def deposit(self, number: int, state: str = "en_construction") -> FakeDossier:
+    def deposit(self, number: int, state: str = "en_construction", *, group: int = 1, sva: dt.date | None = None) -> FakeDossier:
         self.now += dt.timedelta(seconds=1)
-        dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now)
+        dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now, group=group, sva=sva)
+        _entered(dossier, state, self.now)
         self._next_id += 1
         self.demarches[number].dossiers.append(dossier)
         self.demarches[number]._keys = None
@@ -124,6 +129,7 @@ class FakeDS:
         self.now += dt.timedelta(seconds=1)
         dossier = next(d for d in self.demarches[number].dossiers if d.number == dossier_number)
         dossier.state, dossier.updated = state, self.now
+        _entered(dossier, state, self.now)
 
     def delete(self, number: int, dossier_number: int, *, pending: bool = False) -> None:
         self.now += dt.timedelta(seconds=1)
@@ -168,9 +174,16 @@ class FakeDS:
             if createdSince:
                 start = bisect_right(keys, (_parse_time(createdSince), -1))
                 keys, items = keys[start:], items[start:]
+        labels = {g.number: g.label for g in demarche.groups}
         return _connection(keys, items, first, after, lambda d: {
             "id": str(d.id), "number": d.number, "state": d.state, "archived": False,
-            "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat()})
+            "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
+            "datePassageEnConstruction": d.deposited.isoformat(),
+            "datePassageEnInstruction": d.instructed.isoformat() if d.instructed else None,
+            "dateTraitement": d.decided.isoformat() if d.decided else None,
+            "datePrevisionnelleDecisionSVASVR": d.sva.isoformat() if d.sva else None,
+            "groupeInstructeur": {"id": str(d.group), "number": d.group, "label": labels.get(d.group, "défaut"),
+                                  "closed": False, "instructeurs": []}})
 
     def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
                 deletedSince: str | None = None, **_: Any) -> dict[str, Any]:
@@ -254,6 +267,14 @@ class FakeDS:
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]
         return JSONResponse(payload)
+
+
+def _entered(dossier: FakeDossier, state: str, when: dt.datetime) -> None:
+    if state == "en_instruction":
+        dossier.instructed = when
+    elif state in ("accepte", "refuse", "sans_suite"):
+        dossier.decided = when
+        dossier.instructed = dossier.instructed or when
 
 
 def _connection(keys: list, items: list, first: int | None, after: str | None, node) -> dict[str, Any]:

@@ -1,0 +1,41 @@
+"""The digest tests' shared pieces: the operator's settings pointed at the fakes, and digest jobs
+made as separate bot processes would have them."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.slack_app import configure_slack_client
+from clients.dossiers.service import DossierService
+from handlers.digest.job import DigestJob
+from tests.conftest import make_digest_job
+from tests.fakes.ds import FakeDS
+
+CHANNEL = "C0DIGEST"
+
+
+@pytest.fixture
+def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
+    return settings.model_copy(update={
+        "ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "digest_channel": CHANNEL,
+        "digest_demarches": [101, 102], "default_language": "en",
+    })
+
+
+@pytest.fixture
+async def jobs(digest_settings: Settings, redis, ds: FakeDS):
+    """Makes digest jobs as separate bot processes would have them (own clients, one Redis)."""
+    made: list[DossierService] = []
+
+    def make() -> DigestJob:
+        slack = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), digest_settings)
+        job, service = make_digest_job(digest_settings, redis, ds, slack)
+        made.append(service)
+        return job
+
+    yield make
+    for service in made:
+        await service.aclose()
