@@ -23,10 +23,12 @@ INDEX = key("digest-subs")
 
 @dataclass(frozen=True)
 class Followed:
-    """One démarche a channel follows, and who set that up (a Slack user id; "" when unknown)."""
+    """One démarche a channel follows (all of it, or one groupe instructeur's dossiers), and who
+    set that up (a Slack user id; "" when unknown)."""
 
     demarche: int
     by: str = ""
+    group: int | None = None
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,14 @@ class Subscription:
         own subscription in the same channel never share one, so neither cancels the other."""
         return f"{self.channel}:operator" if self.operator else self.channel
 
-    def follow(self, demarche: int, by: str) -> Subscription:
+    def follow(self, demarche: int, by: str, group: int | None = None) -> Subscription:
         if demarche in self.demarches:
             return self
-        return replace(self, follows=(*self.follows, Followed(demarche, by)))
+        return replace(self, follows=(*self.follows, Followed(demarche, by, group)))
+
+    def group_of(self, demarche: int) -> int | None:
+        """The one group followed of `demarche`, or None when all of it is."""
+        return next((f.group for f in self.follows if f.demarche == demarche), None)
 
     def without(self, demarches: set[int]) -> Subscription:
         return replace(self, follows=tuple(f for f in self.follows if f.demarche not in demarches))
@@ -69,7 +75,7 @@ class Subscriptions:
             return None
         data = json.loads(raw)
         if "follows" in data:
-            follows = tuple(Followed(int(f["n"]), str(f.get("by", ""))) for f in data["follows"])
+            follows = tuple(Followed(int(f["n"]), str(f.get("by", "")), f.get("g")) for f in data["follows"])
         else:  # written before who set it up was recorded
             follows = tuple(Followed(int(n)) for n in data["demarches"])
         return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"))
@@ -80,7 +86,8 @@ class Subscriptions:
             await self._redis.delete(_key(subscription.channel))
             await self._redis.srem(INDEX, subscription.channel)
             return
-        data = {"follows": [{"n": f.demarche, "by": f.by} for f in subscription.follows],
+        data = {"follows": [{"n": f.demarche, "by": f.by} | ({"g": f.group} if f.group is not None else {})
+                            for f in subscription.follows],
                 "at": subscription.at.strftime("%H:%M"), "paused": subscription.paused}
         await self._redis.set(_key(subscription.channel), json.dumps(data))
         await self._redis.sadd(INDEX, subscription.channel)

@@ -26,7 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
-from clients.dossiers.subscriptions import Subscription
+from clients.dossiers.subscriptions import Followed, Subscription
 from handlers import refusals
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
@@ -55,9 +55,11 @@ class Request:
     force: bool = False
     problem: tuple[str, dict[str, str]] | None = None  # catalog key and values when the text is wrong
     not_numbers: tuple[str, ...] = ()  # words among the numbers that are none: reported, the rest still done
+    group: int | None = None  # `subscribe <n> group <g>`: that groupe instructeur's dossiers only
 
 
 VERBS = ("subscribe", "unsubscribe", "list", "now", "help")
+GROUP_WORDS = ("group", "groupe")
 
 
 def parse(command_text: str) -> Request:
@@ -73,11 +75,21 @@ def parse(command_text: str) -> Request:
             if hours > 23 or minutes > 59:
                 return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
             at, rest = dt.time(hours, minutes), rest[:-2]
+        group = None
+        words = [word.lower() for word in rest]
+        if verb == "subscribe" and any(word in GROUP_WORDS for word in words):
+            index = next(i for i, word in enumerate(words) if word in GROUP_WORDS)
+            after = rest[index + 1] if index + 1 < len(rest) else ""
+            if not _is_number(after):
+                return Request(verb, problem=("digest_cmd.bad_group", {"words": quoted(after or words[index], 20)}))
+            group, rest = int(after), rest[:index] + rest[index + 2:]
         numbers = tuple(dict.fromkeys(int(word) for word in rest if _is_number(word)))
         others = tuple(dict.fromkeys(quoted(word, 30) for word in rest if not _is_number(word)))[:10]
         if not numbers and not others:
             return Request(verb, problem=("digest_cmd.no_numbers", {}))
-        return Request(verb, numbers, at, not_numbers=others)
+        if group is not None and len(numbers) != 1:
+            return Request(verb, problem=("digest_cmd.group_one", {}))
+        return Request(verb, numbers, at, not_numbers=others, group=group)
     if verb == "list" and not rest:
         return Request("list")
     if verb == "now" and rest in ([], ["force"]):
@@ -159,7 +171,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     room = digests.max_per_person - await digests.subscriptions.set_up_by(where.user)
     accepted: list[int] = []
     for number in new:
-        why = await _why_not(digests, number, where)
+        why = await _why_not(digests, number, where, request.group)
         if why is None and len(accepted) >= room:
             why = text(lang, "digest_cmd.too_many", most=digests.max_per_person)
         if why is None:
@@ -182,7 +194,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         return plain(text(lang, "digest_cmd.already_followed", demarches=numbers_text(request.numbers)))
     subscription = current or Subscription(where.channel, (), at)
     for number in accepted:
-        subscription = subscription.follow(number, where.user)
+        subscription = subscription.follow(number, where.user, request.group)
     subscription = replace(subscription, at=at, paused=None)
     await digests.subscriptions.save(subscription)
     await _announce(client, where, [
@@ -196,8 +208,9 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     return plain("\n".join([done, *refused]))
 
 
-async def _why_not(digests: DigestJob, number: int, where: Where) -> str | None:
-    """Why this person may not have démarche `number` followed here, or None when they may."""
+async def _why_not(digests: DigestJob, number: int, where: Where, group: int | None = None) -> str | None:
+    """Why this person may not have démarche `number` (or one group of it) followed here, or None
+    when they may: an administrator of the démarche, or an instructeur of it (of that group, for a group)."""
     lang = where.lang
     if digests.allowed is not None and number not in digests.allowed:
         return text(lang, "digest_cmd.not_allowed", number=number)
@@ -209,6 +222,10 @@ async def _why_not(digests: DigestJob, number: int, where: Where) -> str | None:
         return text(lang, "digest_cmd.forbidden", number=number)
     except DossierServiceError as error:
         return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
+    if group is not None and group not in membership.groups:
+        return text(lang, "digest_cmd.no_group", number=number, group=group)
+    if group is not None and not (membership.administrator(where.email) or group in membership.groups_of(where.email)):
+        return text(lang, "digest_cmd.not_in_group", number=number, group=membership.groups[group][0])
     if not membership.entitled(where.email):
         return text(lang, "digest_cmd.not_entitled", number=number)
     return None
@@ -274,8 +291,12 @@ async def _list(digests: DigestJob, channel: str, lang: str) -> Message:
     lines = []
     mine = await digests.subscriptions.get(channel)
     if mine is not None:
-        followed = ", ".join(f"n° {f.demarche}" + (f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else "")
-                             for f in mine.follows)
+        entries = []
+        for f in mine.follows:
+            group = " " + text(lang, "digest_cmd.group", group=await _group_label(digests, f)) if f.group is not None else ""
+            setter = f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else ""
+            entries.append(f"n° {f.demarche}{group}{setter}")
+        followed = ", ".join(entries)
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
                           zone=str(digests.zone), next=_next_run(mine, digests.zone, lang)))
         if mine.paused:
@@ -285,6 +306,15 @@ async def _list(digests: DigestJob, channel: str, lang: str) -> Message:
         lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),
                           time=operators.at.strftime("%H:%M"), zone=str(digests.zone)))
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
+
+
+async def _group_label(digests: DigestJob, followed: Followed) -> str:
+    """A followed group by its label, as the service names it (its number when that cannot be read)."""
+    try:
+        label = (await digests.membership(followed.demarche)).groups.get(followed.group or 0, ("", frozenset()))[0]
+    except DossierServiceError:
+        label = ""
+    return label or f"n° {followed.group}"
 
 
 async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:

@@ -21,6 +21,8 @@ from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.rate_limit import URGENT
+from clients.dossiers.records import Counted, Needs
+from clients.dossiers.service import STATES
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from handlers import refusals
@@ -119,11 +121,31 @@ class DigestJob:
             await self.store.share_count(counts, day)
             return counts, False
 
+    async def _for_groups(self, digest: Digest, sub: Subscription) -> Digest:
+        """A démarche followed for one groupe instructeur counts that group's dossiers only, named by
+        its label; the day-to-day change and the trend are the whole démarche's, so they are left out."""
+        lines = []
+        for line in digest.lines:
+            group = sub.group_of(line.counts.number)
+            if group is None:
+                lines.append(line)
+                continue
+            part = line.counts.groups.get(group) or Counted({state: 0 for state in STATES}, Needs())
+            try:
+                label = (await self.membership(line.counts.number)).groups.get(group, (f"n° {group}", frozenset()))[0]
+            except DossierServiceError:
+                label = f"n° {group}"
+            counts = replace(line.counts, by_state=part.by_state, needs=part.needs, groups={})
+            lines.append(replace(line, counts=counts, previous=None, history=[], group=label))
+        return replace(digest, lines=lines)
+
     async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:
-        """The PNG of the digest's 14-day trend by state and its alternative text; None without lines."""
-        if not digest.lines:
+        """The PNG of the digest's 14-day trend by state and its alternative text; None without lines
+        (a group's line has no trend of its own)."""
+        whole = [line for line in digest.lines if line.group is None]
+        if not whole:
             return None
-        days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in digest.lines]
+        days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in whole]
         series = by_state(days)
         lang = self.config.language
         return await render(lang, day, series), alt_text(lang, day, series)
@@ -239,7 +261,7 @@ class DigestJob:
                 return await self._refused(day, sub, refusal)
             urgent = URGENT.set(sub.operator)
             try:
-                digest = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force)
+                digest = await self._for_groups(await self.compute(day, progress_for, demarches=sub.demarches, fresh=force), sub)
             finally:
                 URGENT.reset(urgent)
             lang = self.config.language

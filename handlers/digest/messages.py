@@ -32,6 +32,7 @@ class DigestLine:
     history: list[int | None]  # daily totals, oldest first, ending with today's
     reused: bool = False  # the counts of another digest's run within the run window, not counted again
     late_days: int = 7  # DIGEST_LATE_DAYS: how long a dossier may wait in a state before it is late
+    group: str | None = None  # the label of the one groupe instructeur counted, when a channel follows a group
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,10 @@ def _line(lang: str, line: DigestLine) -> str:
            if previous is not None and counts.by_state.get(state, 0) != previous.by_state.get(state, 0) else "")
         for state in STATES
     )
-    parts = [text(lang, "digest.demarche", title=counts.title, number=counts.number), total, states]
+    title = text(lang, "digest.demarche", title=counts.title, number=counts.number)
+    if line.group is not None:
+        title += " · " + text(lang, "digest.group", group=line.group)
+    parts = [title, total, states]
     if counts.needs.anything:
         parts.append(needs_line(lang, counts.needs, line.late_days))
     trend = sparkline(line.history)

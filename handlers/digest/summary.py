@@ -31,6 +31,10 @@ def facts(lines: list[DigestLine]) -> list[dict[str, object]]:
             "by_state": line.counts.by_state,
             "change_since_previous": None if line.previous is None else line.counts.total - line.previous.total,
             "deposited_since_previous": None if line.previous is None else line.counts.deposited_since,
+            "waiting_longer_than_days": {"days": line.late_days, **line.counts.needs.late},
+            "decided_since_previous": line.counts.needs.decided,
+            "sva_svr_due_within_7_days": line.counts.needs.due_soon,
+            "sva_svr_past_due": line.counts.needs.overdue,
         }
         for line in lines
     ]

@@ -244,7 +244,9 @@ async def test_ai_line_summarises_the_counts_without_sending_titles(jobs, ds: Fa
     sent = json.dumps(chat["messages"], ensure_ascii=False)
     assert "Dupont" not in sent and "Subvention" not in sent
     assert json.loads(chat["messages"][1]["content"])[0] == {
-        "demarche": 101, "total": 30, "by_state": ds.states(101), "change_since_previous": None, "deposited_since_previous": None}
+        "demarche": 101, "total": 30, "by_state": ds.states(101), "change_since_previous": None, "deposited_since_previous": None,
+        "waiting_longer_than_days": {"days": 7}, "decided_since_previous": {}, "sva_svr_due_within_7_days": 0,
+        "sva_svr_past_due": 0}  # numbers only: what needs doing too, never a person or a title
     assert "in English" in chat["messages"][0]["content"]
 
 

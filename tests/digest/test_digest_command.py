@@ -321,3 +321,28 @@ async def test_what_the_bot_keeps_of_a_demarche_goes_when_nothing_follows_it(dig
     assert all(0 < ttl <= 60 * 86400 for ttl in [await redis.ttl(name) for name in kept])  # and would expire unused anyway
     await digest(digest_bot, "unsubscribe 101")
     assert await redis.exists(*kept) == 0
+
+
+async def test_a_group_digest_is_for_that_groups_instructeurs_and_counts_its_dossiers(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", groups={1: ("Nord", [ALICE]), 2: ("Sud", ["sud@example.gouv.fr"])})
+    for _ in range(3):
+        ds.deposit(101, group=1)
+    for _ in range(5):
+        ds.deposit(101, "en_instruction", group=2)
+    slack.add_user("U0SUD", "sud@example.gouv.fr", locale="fr-FR")
+    # Alice instructs group 1 only: group 2 is refused to her, and to the Sud instructeur group 1 is
+    refused = await digest(digest_bot, "subscribe 101 group 2")
+    assert "only the démarche's administrators and that group's instructeurs" in refused and "group Sud" in refused
+    assert "seuls les administrateurs" in await digest(digest_bot, "subscribe 101 groupe 1", channel="C0SUD", user="U0SUD")
+    assert "no groupe instructeur n° 7" in await digest(digest_bot, "subscribe 101 group 7")
+    assert "is not a group number" in await digest(digest_bot, "subscribe 101 group north")
+    said = await digest(digest_bot, "subscribe 101 group 1")
+    assert "digest of n° 101 every day" in said
+    assert "follows n° 101 (group Nord) (set up by <@U0ALICE>)" in await digest(digest_bot, "list")
+
+    await digest(digest_bot, "now")
+    await eventually(lambda: slack.posted("C0TEAM") and any("Subvention" in text_of(m) for m in slack.posted("C0TEAM")))
+    [posted] = [m for m in slack.posted("C0TEAM") if "Subvention" in text_of(m)]
+    words = text_of(posted)
+    assert "*Subvention* · n° 101 · group Nord" in words and "*3* dossiers" in words  # group 2's five are not counted
+    assert "under review 0" in words
