@@ -5,6 +5,8 @@
    the full counting walk that also stores every state in Redis for the next day's increment.
 2. Peak Python memory (tracemalloc) of a full walk of 10,000 and of 100,000 dossiers.
 3. Requests on the second day for 100,000 dossiers of which 1 % changed, against a full walk.
+4. Redis memory of 100,000 dossiers' records (state, since when, SVA/SVR date, group), against
+   the same dossiers kept as their state alone (what the bot kept before it said what needs doing).
 The limiter is set out of the way (the fake does not rate limit): this measures our own overhead.
 """
 
@@ -23,13 +25,16 @@ import httpx
 import redis.asyncio as aioredis
 from pydantic import SecretStr
 from redis import Redis
+from redis.typing import EncodableT, FieldT
 
 from bench.raw_walk import walk as bare_walk
 from bench.rooms import start
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.records import decode
 from clients.dossiers.service import GET_DEMARCHE, DossierService
+from clients.redis_keys import key
 from tests.fakes.ds import TOKEN
 from tests.processes import ROOT, python_env
 
@@ -75,6 +80,25 @@ async def full_walk(counter: DossierCounter, number: int) -> int:
     return (await counter.count(number, since=None)).total
 
 
+async def record_memory(redis: aioredis.Redis, number: int) -> tuple[int, int]:
+    """MEMORY USAGE (every field counted) of the démarche's records, and of the same dossiers with
+    their state alone, written here in the same Redis."""
+    records = key("ds", f"{{{number}}}", "states")
+    states_only = key("bench", "states-only")
+    await redis.delete(states_only)
+    batch: dict[FieldT, EncodableT] = {}
+    async for dossier, record in redis.hscan_iter(records, count=1000):
+        batch[dossier] = decode(str(record)).state
+        if len(batch) >= 5000:
+            await redis.hset(states_only, mapping=batch)
+            batch = {}
+    if batch:
+        await redis.hset(states_only, mapping=batch)
+    sizes = (await redis.memory_usage(records, samples=0), await redis.memory_usage(states_only, samples=0))
+    await redis.delete(states_only)
+    return int(sizes[0] or 0), int(sizes[1] or 0)
+
+
 async def timed(walk) -> float:
     started = time.perf_counter()
     await walk
@@ -111,6 +135,8 @@ async def main() -> list[tuple[str, str, str]]:
             tracemalloc.stop()
             assert total == size
 
+        records_bytes, states_bytes = await record_memory(redis, 3)
+
         await counter.forget(3)
         full_requests = (await counter.count(3, since=None)).requests
         async with httpx.AsyncClient() as http:
@@ -132,6 +158,8 @@ async def main() -> list[tuple[str, str, str]]:
          f"{whole_s:.2f} s vs a raw-loop script {whole_raw_s:.2f} s", f"{whole_s / whole_raw_s:.2f}× (target ≤ 1.2×)"),
         ("peak memory of a full walk", f"{peaks[SMALL] / 1024:,.0f} KiB for {SMALL:,} · {peaks[LARGE] / 1024:,.0f} KiB for {LARGE:,}",
          f"{peaks[LARGE] / peaks[SMALL]:.2f}× for 10× the dossiers (flat)"),
+        (f"Redis memory of {LARGE:,} dossiers' records (state, since when, SVA/SVR date, group)",
+         f"{records_bytes / 2**20:.1f} MiB", f"the states alone: {states_bytes / 2**20:.1f} MiB ({records_bytes / states_bytes:.2f}×)"),
         (f"second day, {LARGE:,} dossiers, {changed['changed']:,} changed",
          f"{second.requests} requests vs {full_requests} for a full walk",
          f"{second.requests / full_requests:.1%} (target ≤ 10 %)"),

@@ -100,6 +100,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         reminder_minutes=settings.room_reminder_minutes,
         zone=settings.digest_timezone,
         digests=digests,
+        dossier_host=urlsplit(str(settings.ds_api_url)).hostname,
     )
     register_listeners(app, services)
     responses.register(app, http)

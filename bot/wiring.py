@@ -16,6 +16,7 @@ from bot.inference import inference
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.previews import PREVIEW_TTL, DossierPreviews
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.json_cache import JsonCache
@@ -56,4 +57,5 @@ async def digest_job(
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
         access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
         counter = DossierCounter(service, redis, late_days=settings.digest_late_days)
-        yield DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, ai.service if ai else None)
+        previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
+        yield DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, ai.service if ai else None, previews)

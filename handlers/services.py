@@ -26,3 +26,5 @@ class Services:
     zone: str
     # the digest job, when a dossier-service token is configured
     digests: DigestJob | None = None
+    # the dossier service's web host (from DS_API_URL): its dossier links get previews
+    dossier_host: str | None = None

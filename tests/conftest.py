@@ -201,8 +201,11 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     limiter = RateLimiter(1_000_000, redis=redis, name="test-token") if shared_limiter else RateLimiter(1_000_000)
     service = DossierService(ds.url, SecretStr(ds.token), limiter=limiter, policy=instant_policy())
     access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
+    from clients.dossiers.previews import PREVIEW_TTL, DossierPreviews
+
     counter = DossierCounter(service, redis, now=lambda: ds.now, late_days=settings.digest_late_days)
-    job = DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, inference)
+    previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
+    job = DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, inference, previews)
     return job, service
 
 

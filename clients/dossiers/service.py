@@ -96,10 +96,22 @@ GET_DEMARCHE_MEMBERS = """query getDemarcheMembers($demarcheNumber: Int!) {
   }
 }"""
 
+# A dossier link's preview: what the instructeur's own list shows, never the usager (no name, no
+# e-mail, no field value is selected)
+GET_DOSSIER = """query getDossier($dossierNumber: Int!) {
+  dossier(number: $dossierNumber) {
+    number state dateDepot dateDerniereModification datePassageEnConstruction datePassageEnInstruction dateTraitement
+    demarche { number title }
+    groupeInstructeur { number label }
+    labels { name }
+  }
+}"""
+
 #: Every document the client can send, by operation name (the tests validate each against the schema).
 QUERIES = {
     "getDemarcheTitle": (GET_DEMARCHE_TITLE, ""),
     "getDemarcheMembers": (GET_DEMARCHE_MEMBERS, ""),
+    "getDossier": (GET_DOSSIER, ""),
     "getDemarche": (GET_DEMARCHE, "dossiers"),
     "getUpdatedDossiers": (GET_UPDATED_DOSSIERS, "dossiers"),
     "getDeletedDossiers": (GET_DELETED_DOSSIERS, "deletedDossiers"),
@@ -109,6 +121,16 @@ QUERIES = {
 
 class GroupRef(Tolerant):
     number: int
+    label: str = ""
+
+
+class DemarcheRef(Tolerant):
+    number: int
+    title: str = ""
+
+
+class LabelRef(Tolerant):
+    name: str = ""
 
 
 class Dossier(Tolerant):
@@ -120,6 +142,10 @@ class Dossier(Tolerant):
     dateTraitement: dt.datetime | None = None
     datePrevisionnelleDecisionSVASVR: dt.date | None = None
     groupeInstructeur: GroupRef | None = None
+
+    dateDerniereModification: dt.datetime | None = None
+    demarche: DemarcheRef | None = None
+    labels: list[LabelRef] = Field(default_factory=list)
 
     @property
     def in_state_since(self) -> dt.datetime | None:
@@ -228,6 +254,15 @@ class DossierService:
             return Members.model_validate(data.get("demarche") or {})
         except ValidationError:
             raise errors.DossierServiceUnavailable("the dossier service sent members we cannot read") from None
+
+    async def dossier(self, number: int) -> Dossier:
+        """One dossier, for its link's preview (one request; raises as `title` does, `DemarcheNotFound`
+        for a dossier that does not exist or that the token may not read)."""
+        data = await self.query("getDossier", GET_DOSSIER, {"dossierNumber": number})
+        try:
+            return Dossier.model_validate(data.get("dossier") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
 
     def all_dossiers(self, demarche: int) -> AsyncIterator[Page]:
         return self.pages("getDemarche", demarche)

@@ -20,6 +20,7 @@ from clients.dossiers.access import DemarcheAccess, Membership
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
+from clients.dossiers.previews import DossierPreviews
 from clients.dossiers.rate_limit import URGENT
 from clients.dossiers.records import Counted, Needs
 from clients.dossiers.service import STATES
@@ -76,6 +77,7 @@ class DigestJob:
     slack: AsyncWebClient | None
     access: DemarcheAccess
     inference: InferenceService | None = None  # writes the optional AI line when configured
+    previews: DossierPreviews | None = None  # dossier links' previews, with the same token
 
     async def compute(
         self,

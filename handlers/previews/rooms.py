@@ -1,4 +1,5 @@
-"""Link previews for room links pasted in a conversation (`link_shared` → `chat.unfurl`).
+"""Link previews for room links pasted in a conversation (`link_shared` → `chat.unfurl`), and for
+dossier links (handlers.previews.dossiers): at most five a message.
 
 The person who pasted the link sees the room's details when the room service lets them see it
 (their delegated token); everyone else's pastes get a plain "video room — Join" preview, so a
@@ -19,12 +20,14 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.previews import DossierFacts
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
 from handlers.blocks import join_button, mrkdwn
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for
+from handlers.previews.dossiers import dossier_preview, read_dossier_link
 from handlers.rooms.messages import room_details
 from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
@@ -40,13 +43,22 @@ def register(app: AsyncApp, services: Services) -> None:
     async def link_shared(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
         if not await first_delivery(services, body):
             return
-        links = {link["url"]: ref for link in event.get("links", [])[:50] if (ref := read_room_ref(str(link.get("url", ""))))}
+        pasted = [str(link.get("url", "")) for link in event.get("links", [])[:50]]
+        links = {url: ref for url in pasted if (ref := read_room_ref(url))}
         links = dict(list(links.items())[:MAX_LINKS])
-        if not links:
+        dossier_links = {url: found for url in pasted if (found := read_dossier_link(url, services.dossier_host))}
+        dossier_links = dict(list(dossier_links.items())[:MAX_LINKS - len(links)])
+        if not links and not dossier_links:
             return
         rooms: dict[str, Room] = {}
+        dossiers: dict[str, DossierFacts] = {}
+        previews = services.digests.previews if services.digests else None
 
         async def work(email: str, lang: str) -> None:
+            for url, (demarche, number) in dossier_links.items():
+                facts = await previews.for_person(number, email, demarche) if previews else None
+                if facts is not None:
+                    dossiers[url] = facts
             by_slug = await services.rooms.find_by_slugs(email, [ref.slug for ref in links.values() if ref.slug])
             for url, ref in links.items():
                 if ref.slug:
@@ -59,6 +71,7 @@ def register(app: AsyncApp, services: Services) -> None:
         lang, _ = await run_for(services, client, Asker(context.team_id or "", event.get("user", "")),
                                 name="unfurl", work=work)
         unfurls = {url: preview(lang, url, rooms.get(url), owner=event.get("user")) for url in links}
+        unfurls |= {url: dossier_preview(lang, number, dossiers.get(url)) for url, (_, number) in dossier_links.items()}
         target = ({"unfurl_id": event["unfurl_id"], "source": event["source"]} if event.get("unfurl_id")
                   else {"channel": event.get("channel"), "ts": event.get("message_ts")})
         try:

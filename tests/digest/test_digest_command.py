@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -346,3 +347,48 @@ async def test_a_group_digest_is_for_that_groups_instructeurs_and_counts_its_dos
     words = text_of(posted)
     assert "*Subvention* · n° 101 · group Nord" in words and "*3* dossiers" in words  # group 2's five are not counted
     assert "under review 0" in words
+
+
+def dossier_links_shared(urls: list[str], user: str, event_id: str) -> str:
+    from tests.slack_requests import event_body
+
+    return event_body({"type": "link_shared", "channel": "C0TEAM", "user": user, "message_ts": "1700000000.000300",
+                       "unfurl_id": f"C0TEAM.{event_id}", "source": "conversations_history",
+                       "links": [{"domain": "127.0.0.1", "url": url} for url in urls]}, event_id=event_id)
+
+
+async def test_a_dossier_link_is_previewed_for_an_entitled_person_and_plain_for_others(digest_bot: Bot, ds: FakeDS,
+                                                                                        slack: FakeSlack):
+    from tests.slack_requests import signed_headers
+
+    ds.add_demarche(101, "Subvention <vélo>", groups={1: ("Nord", [ALICE])})
+    dossier = ds.deposit(101, labels=("Urgent",))
+    ds.change(101, dossier.number, "en_instruction")
+    slack.add_user("U0BOB", "bob@example.gouv.fr", locale="fr-FR")
+    base = ds.url.removesuffix("/api/v2/graphql")
+    link, short, wrong = (f"{base}/procedures/101/dossiers/{dossier.number}", f"{base}/dossiers/{dossier.number}/messagerie",
+                          f"{base}/procedures/999/dossiers/{dossier.number}")
+
+    async def unfurls(urls: list[str], user: str, event_id: str) -> dict:
+        body = dossier_links_shared(urls, user, event_id)
+        assert (await digest_bot.post(body, signed_headers(body))).status_code == 200
+        await digest_bot.runtime.tasks.drain(10)
+        call = slack.called("chat.unfurl")[-1]
+        return call.args["unfurls"] if isinstance(call.args["unfurls"], dict) else json.loads(call.args["unfurls"])
+
+    shown = await unfurls([link, short, wrong], "U0ALICE", "EvLinks1")
+    words = text_of(shown[link])
+    assert f"Dossier n° {dossier.number}" in words and "*Subvention &lt;vélo&gt;* · n° 101" in words
+    assert "under review since" in words and "deposited" in words and "group Nord" in words and "labels: Urgent" in words
+    assert text_of(shown[short]) == text_of(shown[link])  # the usager's address of the same dossier
+    assert text_of(shown[wrong]).strip() == f"*Dossier n° {dossier.number}*"  # a démarche that is not the dossier's
+    assert "usager" not in json.dumps(shown) and all("usager" not in q["query"] for q in ds.queries)
+    asked = sum(1 for q in ds.queries if q.get("operationName") == "getDossier")
+    assert asked == 1  # one request for the dossier, whatever the links
+
+    bob = await unfurls([link], "U0BOB", "EvLinks2")  # not an administrator, not an instructeur
+    assert text_of(bob[link]).strip() == f"*Dossier n° {dossier.number}*"
+    assert sum(1 for q in ds.queries if q.get("operationName") == "getDossier") == 1  # kept a few minutes
+
+    many = await unfurls([f"{base}/dossiers/{n}" for n in range(1, 9)], "U0ALICE", "EvLinks3")
+    assert len(many) == 5  # five previews a message at most

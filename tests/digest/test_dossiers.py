@@ -38,7 +38,7 @@ async def service(ds: FakeDS, sleeps: list[float]):
 def test_every_query_the_client_sends_is_valid_on_the_real_schema():
     schema = build_schema((DATA / "ds-schema.graphql").read_text())
     assert set(QUERIES) == {"getDemarcheTitle", "getDemarcheMembers", "getDemarche", "getUpdatedDossiers", "getDeletedDossiers",
-                            "getPendingDeletedDossiers"}
+                            "getPendingDeletedDossiers", "getDossier"}
     for name, (query, _) in QUERIES.items():
         document = parse(query)
         assert validate(schema, document) == [], name

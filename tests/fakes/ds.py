@@ -34,6 +34,7 @@ T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
 def load_schema(path: Path) -> GraphQLSchema:
     schema = build_schema(path.read_text())
     schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.demarche(number)
+    schema.query_type.fields["dossier"].resolve = lambda root, info, number: root.dossier(number)
     demarche = schema.type_map["Demarche"]
     demarche.fields["dossiers"].resolve = lambda d, info, **args: d["_fake"].dossiers(d["number"], **args)  # type: ignore[attr-defined]
     for name in ("deletedDossiers", "pendingDeletedDossiers"):
@@ -53,6 +54,8 @@ class FakeDossier:
     decided: dt.datetime | None = None  # dateTraitement
     sva: dt.date | None = None  # datePrevisionnelleDecisionSVASVR
     group: int = 1  # every dossier is in a groupe instructeur (the démarche's default one, number 1)
+    labels: list[str] = field(default_factory=list)
+    usager: str = "usager.prive@example.fr"  # served only to a query that selects it: the bot's never do
 
 
 @dataclass
@@ -116,9 +119,10 @@ class FakeDS:
             self.deposit(number, rng.choice(STATES))
         return demarche
 
-    def deposit(self, number: int, state: str = "en_construction", *, group: int = 1, sva: dt.date | None = None) -> FakeDossier:
+    def deposit(self, number: int, state: str = "en_construction", *, group: int = 1, sva: dt.date | None = None,
+                labels: tuple[str, ...] = ()) -> FakeDossier:
         self.now += dt.timedelta(seconds=1)
-        dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now, group=group, sva=sva)
+        dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now, group=group, sva=sva, labels=list(labels))
         _entered(dossier, state, self.now)
         self._next_id += 1
         self.demarches[number].dossiers.append(dossier)
@@ -174,8 +178,23 @@ class FakeDS:
             if createdSince:
                 start = bisect_right(keys, (_parse_time(createdSince), -1))
                 keys, items = keys[start:], items[start:]
+        return _connection(keys, items, first, after, lambda d: self._node(demarche, d))
+
+    def dossier(self, number: int) -> dict[str, Any]:
+        """`dossier(number)`: as the service, not_found for an unknown one, unauthorized outside the token's démarches."""
+        for demarche in self.demarches.values():
+            for dossier in demarche.dossiers:
+                if dossier.number == number:
+                    if demarche.number in self.out_of_scope:
+                        raise GraphQLError("An object of type Dossier was hidden due to permissions",
+                                           extensions={"code": "unauthorized"})
+                    return self._node(demarche, dossier) | {"demarche": {"id": str(demarche.number), "number": demarche.number,
+                                                                          "title": demarche.title}}
+        raise GraphQLError("Dossier not found", extensions={"code": "not_found"})
+
+    def _node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]:
         labels = {g.number: g.label for g in demarche.groups}
-        return _connection(keys, items, first, after, lambda d: {
+        return {
             "id": str(d.id), "number": d.number, "state": d.state, "archived": False,
             "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
             "datePassageEnConstruction": d.deposited.isoformat(),
@@ -183,7 +202,10 @@ class FakeDS:
             "dateTraitement": d.decided.isoformat() if d.decided else None,
             "datePrevisionnelleDecisionSVASVR": d.sva.isoformat() if d.sva else None,
             "groupeInstructeur": {"id": str(d.group), "number": d.group, "label": labels.get(d.group, "défaut"),
-                                  "closed": False, "instructeurs": []}})
+                                  "closed": False, "instructeurs": []},
+            "labels": [{"id": name, "name": name, "color": "beige_gris_galet"} for name in d.labels],
+            "usager": {"id": d.usager, "email": d.usager},
+        }
 
     def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
                 deletedSince: str | None = None, **_: Any) -> dict[str, Any]:
@@ -199,8 +221,8 @@ class FakeDS:
         nodes = []
         for _ in range(size):  # new dossiers on every page: a store that keeps them grows without end
             self._next_id += 1
-            nodes.append({"id": str(self._next_id), "number": self._next_id, "state": "en_construction", "archived": False,
-                          "dateDepot": self.now.isoformat(), "dateDerniereModification": self.now.isoformat()})
+            dossier = FakeDossier(self._next_id, self._next_id, "en_construction", self.now, self.now)
+            nodes.append(self._node(self.demarches.get(number) or FakeDemarche(number, ""), dossier))
         cursor = "Y3Vyc29y" if kind == "loop" else _cursor((self.now, self._next_id))
         return {"nodes": nodes, "pageInfo": {"hasNextPage": True, "endCursor": cursor, "hasPreviousPage": bool(after),
                                              "startCursor": cursor}}

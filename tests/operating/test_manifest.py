@@ -59,11 +59,15 @@ def test_manifest_declares_the_shortcuts_and_the_workflow_step_the_bot_serves(ma
     assert manifest["settings"]["function_runtime"] == "remote" and manifest["settings"]["org_deploy_enabled"] is True
 
 
-def test_manifest_unfurls_the_domain_of_the_room_links(manifest: dict):
+def test_manifest_unfurls_the_domains_of_room_and_dossier_links(manifest: dict):
+    from urllib.parse import urlsplit
+
+    from bot.config import Settings
     from tests.fakes.meet import FakeMeet
 
     room_host = str(FakeMeet().room_base_url).removeprefix("https://")  # the host of the links the service returns
-    assert manifest["features"]["unfurl_domains"] == [room_host]
+    dossier_host = urlsplit(str(Settings.model_fields["ds_api_url"].default)).hostname  # DS_API_URL's default
+    assert manifest["features"]["unfurl_domains"] == [room_host, dossier_host]
 
 
 def test_check_asks_for_the_scopes_the_manifest_declares(manifest: dict):

@@ -77,7 +77,7 @@ async def test_states_are_stored_in_batches_whatever_a_page_holds(redis):
     from clients.dossiers.counts import _STORE_PAGE
 
     store = redis.register_script(_STORE_PAGE)
-    stored = await store(keys=["roombot:test:states"], args=[",".join(f"{n}:accepte" for n in range(1, 20_001))])
+    stored = await store(keys=["roombot:test:states"], args=[";".join(f"{n}=a,29384756,,1" for n in range(1, 20_001))])
     assert stored == 20_000 and await redis.hlen("roombot:test:states") == 20_000
 
 
