@@ -26,7 +26,7 @@ DUE_SOON_DAYS = 7
 
 def encode(node: Dossier) -> str:
     since = node.in_state_since
-    sva = node.datePrevisionnelleDecisionSVASVR
+    sva = node.decision_due
     group = node.groupeInstructeur.number if node.groupeInstructeur else ""
     minutes = int(since.timestamp()) // 60 if since else ""
     return f"{CODES.get(node.state, node.state)},{minutes},{sva.toordinal() if sva else ''},{group}"
