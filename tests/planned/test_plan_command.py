@@ -110,7 +110,7 @@ async def test_what_slack_refuses_is_said_to_the_owner_in_words(bot, slack: Fake
         crowded = await bot.reply("new at 10:00 tomorrow <#C0FULL|full>")
     words = text_of(reply)
     assert "Invitation posted in <#C0QUIET>" in words
-    assert "No calendar file for <#C0QUIET>: I am not a member of that channel: invite me with `/invite @roombot`" in words
+    assert "No calendar file for <#C0QUIET>: I am not a member of that channel: invite me there with `/invite`" in words
     assert "No reminder for <#C0FULL>: Slack takes at most 30 scheduled messages per channel in 5 minutes" in text_of(crowded)
     assert sorted(m["channel"] for m in slack.waiting() if not m["id"].startswith("QFULL")) == ["C0QUIET", "DU0ALICE", "DU0ALICE"]
 
