@@ -107,3 +107,10 @@ async def test_move_replaces_the_reminders_and_sends_an_updated_file(bot, slack:
     [room] = meet.rooms.values()
     assert room["telephony"]["pin_code"] in str(updated["description"])  # read again from the service
     assert [m for m in slack.posted("DU0BOB") if "a déplacé" in text_of(m) and "10:00" in text_of(m)] != []
+
+
+async def test_a_meeting_that_has_begun_leaves_upcoming(bot, slack: FakeSlack, planned):
+    with freeze_time(START.astimezone(dt.UTC) + dt.timedelta(minutes=1), real_asyncio=True):
+        await send_event(bot, home_opened("U0ALICE"), event_id="EvHomeLater")
+    home = latest_home(slack, "U0ALICE")
+    assert "Upcoming" not in text_of(home) and "room_cancel" not in buttons(home)
