@@ -175,3 +175,15 @@ async def test_without_its_storage_no_meeting_is_half_made(settings, slack: Fake
     finally:
         await redis.aclose()
         server.stop()
+
+
+def test_serving_leaves_the_calendar_library_out_until_a_meeting_is_planned():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = "import sys, bot.slack_app, handlers.listeners; print(sorted(m for m in ('icalendar', 'dateutil') if m in sys.modules))"
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "[]"  # 60 ms and 3 MiB of start-up, paid by the first planned meeting instead
