@@ -168,7 +168,12 @@ async def _burst_through_a_crash(
         def answered() -> set[str]:
             return {r["_url"] for r in slack.responses if r["_url"].startswith("new")}
 
-        await eventually(lambda: len(answered()) == 60, "an answer to every /room new", timeout=60)
+        try:
+            await eventually(lambda: len(answered()) == 60, "an answer to every /room new", timeout=60)
+        except AssertionError:  # say which, and how far they got: a room made means the reply was what failed
+            missing = sorted(set(f"new{i}" for i in range(60)) - answered(), key=lambda name: int(name[3:]))
+            raise AssertionError(f"no answer within 60 s to {missing}; {len(meet.rooms)} rooms made, "
+                                 f"{len(slack.posted())} messages posted") from None
         # the digest's run ends (posted) once its mark reaches the new primary; asking again is refused
         await eventually(lambda: any("posted" in r.get("text", "") for r in slack.responses
                                            if r["_url"] == "digest-now"), "the digest run to end")

@@ -6,6 +6,8 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from handlers.planned.when import Plan, Problem, Read, read, start_of
 
@@ -49,3 +51,22 @@ def test_words_that_are_not_a_time(typed, key):
         assert start_of(found.plan, NOW, PARIS) == Problem("when.bad_day", {"words": "31/02"})
     else:
         assert isinstance(found, Problem) and found.key == key
+
+
+WORDS = st.sampled_from(["at", "à", "a", "on", "le", "every", "chaque", "for", "pour", "today", "demain", "lundi", "friday",
+                         "14:30", "14h", "9am", "13pm", "24:00", "0:00", "31/02", "29/02", "2027-02-29", "1h30", "45", "min",
+                         "m", '"', "«", "»", "“", "restricted", "<@U0BOB>", "99999999999", "-1", "", "\u202e", "0"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(WORDS | st.text(max_size=12), max_size=9),
+       st.datetimes(min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2100, 1, 1)),
+       st.sampled_from(["Europe/Paris", "America/Cayenne", "Pacific/Kiritimati", "UTC"]))
+def test_any_words_at_any_time_get_a_start_or_a_reason_never_an_error(words, now, zone):
+    found = read(" ".join(words))
+    assert isinstance(found, Read | Problem)
+    if isinstance(found, Read) and found.plan is not None:
+        start = start_of(found.plan, now.replace(tzinfo=dt.UTC), ZoneInfo(zone))
+        if not isinstance(start, Problem):
+            assert now.replace(tzinfo=dt.UTC) < start <= now.replace(tzinfo=dt.UTC) + dt.timedelta(days=120)
+            assert start.astimezone(ZoneInfo(zone)).time() == found.plan.at  # the time typed, in the person's zone
