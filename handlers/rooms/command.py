@@ -21,6 +21,7 @@ from handlers.planned.plan import plan_room
 from handlers.rooms.messages import help_message, room_list_message, room_message
 from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
+from handlers.sharing.messages import MAX_PEOPLE
 from handlers.usage import corrected
 
 
@@ -88,6 +89,8 @@ def parse_new(rest: str) -> New | Help:
     """`[level] [<@U…|name> …] [<#C…|name>] [at 14:30] [on <day>] [every <weekday>] [for 45m]
     ["topic"]`, the mentions as Slack escapes them, in any order."""
     people = tuple(dict.fromkeys(_PERSON.findall(rest)))
+    if len(people) > MAX_PEOPLE:  # each is a DM (and, for a planned room, a file and a reminder)
+        return Help("usage.too_many_people", {"most": str(MAX_PEOPLE)})
     channels = _CHANNEL.findall(rest)
     found = when.read(_CHANNEL.sub(" ", _PERSON.sub(" ", rest)))
     if isinstance(found, when.Problem):

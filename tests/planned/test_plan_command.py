@@ -187,3 +187,11 @@ def test_serving_leaves_the_calendar_library_out_until_a_meeting_is_planned():
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip() == "[]"  # 60 ms and 3 MiB of start-up, paid by the first planned meeting instead
+
+
+async def test_more_people_than_a_room_goes_to_is_refused_before_anything_is_sent(bot, slack: FakeSlack, meet: FakeMeet, alice):
+    crowd = " ".join(f"<@U0P{n:04d}|p{n}>" for n in range(21))
+    with freeze_time(NOW, real_asyncio=True):
+        reply = await bot.reply(f'new at 10:00 tomorrow "All hands" {crowd}')
+    assert "A room goes to 20 people at most" in text_of(reply)
+    assert meet.rooms == {} and slack.called("conversations.open") == [] and slack.waiting() == []
