@@ -144,8 +144,11 @@ def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Prob
                 day = dt.date(year or today.year, month, number)
             except ValueError:
                 return Problem("when.bad_day", {"words": f"{number:02d}/{month:02d}" + (f"/{year}" if year else "")})
-            if year is None and day < today:
-                day = day.replace(year=today.year + 1)
+            if year is None and day < today:  # this year's has passed: next year's (no 29/02 then: too far anyway)
+                try:
+                    day = day.replace(year=today.year + 1)
+                except ValueError:
+                    return Problem("when.too_far", {"days": str(MOST_DAYS_AHEAD)})
         case _:
             raise AssertionError(plan.day)
     start = _local(day, plan.at, zone)
