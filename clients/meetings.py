@@ -107,9 +107,13 @@ class Meetings:
         started = int(now.timestamp())
         await self._redis.zremrangebyscore(index, "-inf", started)
         ids = [_text(member) for member in await self._redis.zrangebyscore(index, started + 1, "+inf", start=0, num=most)]
+        async with self._redis.pipeline(transaction=False) as pipe:  # one round trip for them all
+            for meeting_id in ids:
+                pipe.get(self._key(team_id, meeting_id))
+            stored = await pipe.execute()
         found: list[Meeting] = []
-        for meeting_id in ids:
-            meeting = await self.get(team_id, meeting_id)
+        for meeting_id, raw in zip(ids, stored, strict=True):
+            meeting = Meeting.model_validate_json(raw) if raw else None
             if meeting is None or person not in meeting.people:
                 await self._redis.zrem(index, meeting_id)  # cancelled, or no longer invited
             else:

@@ -82,18 +82,16 @@ class Tally:
     and for each group at once."""
 
     def __init__(self, now: dt.datetime, late_days: int, since: dt.datetime | None) -> None:
-        self._now_minutes = int(now.timestamp()) // 60
-        self._today = now.date().toordinal()
-        self._late_minutes = late_days * 24 * 60
-        self._since_minutes = int(since.timestamp()) // 60 if since else None
+        self._bounds = _Bounds(now_minutes=int(now.timestamp()) // 60, today=now.date().toordinal(),
+                               late_minutes=late_days * 24 * 60, since_minutes=int(since.timestamp()) // 60 if since else None)
         self._all = _Part()
         self._groups: dict[int, _Part] = {}
 
     def add(self, value: str) -> None:
         record = decode(value)
-        self._all.add(record, self)
+        self._all.add(record, self._bounds)
         if record.group is not None:
-            self._groups.setdefault(record.group, _Part()).add(record, self)
+            self._groups.setdefault(record.group, _Part()).add(record, self._bounds)
 
     def whole(self) -> Counted:
         return self._all.counted()
@@ -102,25 +100,35 @@ class Tally:
         return {number: part.counted() for number, part in self._groups.items()}
 
 
+@dataclass(frozen=True)
+class _Bounds:
+    """The instants a record is measured against, in its own units."""
+
+    now_minutes: int
+    today: int  # date ordinal
+    late_minutes: int
+    since_minutes: int | None  # the previous digest's
+
+
 class _Part:
     def __init__(self) -> None:
         self.states: Counter[str] = Counter()
         self.needs = Needs()
 
-    def add(self, record: Record, tally: Tally) -> None:
+    def add(self, record: Record, bounds: _Bounds) -> None:
         self.states[record.state] += 1
         needs = self.needs
         if record.since is not None:
-            waited = tally._now_minutes - record.since
-            if record.state in WAITING and waited > tally._late_minutes:
+            waited = bounds.now_minutes - record.since
+            if record.state in WAITING and waited > bounds.late_minutes:
                 needs.late[record.state] = needs.late.get(record.state, 0) + 1
                 needs.oldest[record.state] = max(needs.oldest.get(record.state, 0), waited // (24 * 60))
-            if record.state in DECIDED and tally._since_minutes is not None and record.since >= tally._since_minutes:
+            if record.state in DECIDED and bounds.since_minutes is not None and record.since >= bounds.since_minutes:
                 needs.decided[record.state] = needs.decided.get(record.state, 0) + 1
         if record.sva is not None and record.state in WAITING:
-            if record.sva < tally._today:
+            if record.sva < bounds.today:
                 needs.overdue += 1
-            elif record.sva <= tally._today + DUE_SOON_DAYS:
+            elif record.sva <= bounds.today + DUE_SOON_DAYS:
                 needs.due_soon += 1
 
     def counted(self) -> Counted:

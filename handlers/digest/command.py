@@ -197,8 +197,11 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         subscription = subscription.follow(number, where.user, request.group)
     subscription = replace(subscription, at=at, paused=None)
     await digests.subscriptions.save(subscription)
+    followed = numbers_text(tuple(accepted))
+    if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
+        followed += " " + text(lang, "digest_cmd.group", group=await _group_label(digests, Followed(accepted[0], group=request.group)))
     await _announce(client, where, [
-        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=numbers_text(tuple(accepted)),
+        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=Mrkdwn(followed),
                 time=at.strftime("%H:%M"), zone=str(digests.zone))] if accepted else []),
         *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=at.strftime("%H:%M"),
                 before=current.at.strftime("%H:%M"), zone=str(digests.zone))] if changed_hour and current else []),

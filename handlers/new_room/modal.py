@@ -24,7 +24,7 @@ from handlers.new_room.invite import deliver_new_room
 from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, Choice, field_errors, new_room_modal, read_choice
 from handlers.on_behalf import Asker, language_quickly, run_for, who
 from handlers.planned.messages import problem_words
-from handlers.planned.plan import Planning, make_planned
+from handlers.planned.plan import Planning, make_planned, owner_zone
 from handlers.planned.when import DEFAULT_MINUTES, start_problem
 from handlers.services import Services
 
@@ -109,10 +109,11 @@ async def _planned(services: Services, client: AsyncWebClient, asker: Asker, cho
         return
     await ack()
     assert choice.starts_at is not None
-    planning = Planning(dt.datetime.fromtimestamp(int(choice.starts_at), dt.UTC), DEFAULT_MINUTES, choice.weekly,
-                        choice.topic, choice.level, channel=choice.post_in, configuration=choice.configuration)
+    start = dt.datetime.fromtimestamp(int(choice.starts_at), dt.UTC)
 
     async def plan(email: str, lang: str) -> Message:
+        planning = Planning(start, await owner_zone(services, client, asker), DEFAULT_MINUTES, choice.weekly, choice.topic,
+                            choice.level, channel=choice.post_in, configuration=choice.configuration)
         return await make_planned(services, client, asker, email, lang, planning)
 
     _, message = await run_for(services, client, asker, name="new_modal_planned", work=plan)

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from clients.meetings import Meeting
 from clients.rooms.models import Room
 from handlers.i18n import file_text
+from handlers.planned.messages import title_of
 
 FILE_NAME = "meeting.ics"
 
@@ -30,7 +31,7 @@ def calendar_file(lang: str, meeting: Meeting, room: Room | None, link: str | No
     event.add("dtstamp", now.astimezone(dt.UTC))
     event.add("dtstart", meeting.start.astimezone(zone))
     event.add("duration", dt.timedelta(minutes=meeting.minutes))
-    event.add("summary", meeting.topic or file_text(lang, "plan.default_topic"))
+    event.add("summary", title_of(lang, meeting))
     event.add("sequence", meeting.sequence)
     if meeting.weekly:
         event.add("rrule", {"freq": "weekly"})

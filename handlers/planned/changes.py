@@ -19,7 +19,7 @@ from clients.rooms.models import Room
 from handlers.blocks import Message, plain
 from handlers.i18n import Mrkdwn, text
 from handlers.planned.calendar import calendar_file
-from handlers.planned.messages import refused_reason, topic_of, when_line, zone_named
+from handlers.planned.messages import refused_reason, title_of, when_line, zone_named
 from handlers.planned.reminders import Place, schedule, send_file, unschedule
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
@@ -64,7 +64,7 @@ async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeti
                      *, cancelled: bool = False) -> None:
     for place in places:
         data = calendar_file(place.lang, meeting, room, meeting.room_url, now=now, cancelled=cancelled)
-        await send_file(client, place.channel, data, topic_of(place.lang, meeting))
+        await send_file(client, place.channel, data, title_of(place.lang, meeting))
 
 
 Refused = list[tuple[Mrkdwn, str]]  # (the place, Slack's code)
@@ -106,10 +106,10 @@ async def move(services: Services, client: AsyncWebClient, meeting: Meeting, sta
     return refused
 
 
-def next_week(meeting: Meeting) -> dt.datetime:
+def next_week(start: dt.datetime, zone_name: str) -> dt.datetime:
     """The same wall-clock time a week later in the owner's zone, across a clock change."""
-    zone = zone_named(meeting.zone, "UTC")
-    local = meeting.start.astimezone(zone).replace(tzinfo=None) + dt.timedelta(days=7)
+    zone = zone_named(zone_name, "UTC")
+    local = start.astimezone(zone).replace(tzinfo=None) + dt.timedelta(days=7)
     return local.replace(tzinfo=zone).astimezone(dt.UTC)
 
 
@@ -120,7 +120,7 @@ async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeti
         return  # another process carried it
     start = meeting.start
     while start <= now:
-        start = next_week(meeting.model_copy(update={"starts_at": int(start.timestamp())}))
+        start = next_week(start, meeting.zone)
     meeting.starts_at = int(start.timestamp())
     places = await places_of(services, client, meeting)
     refused = await remind(client, places, meeting, services.reminder_minutes, now)

@@ -46,18 +46,24 @@ def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
     return text(lang, "plan.when_once", day=day, hours=hours, zone=place)
 
 
-def topic_of(lang: str, meeting: Meeting) -> str:
-    return escape(meeting.topic) if meeting.topic else text(lang, "plan.default_topic")
+def title_of(lang: str, meeting: Meeting) -> str:
+    """The topic as written, for what is not Slack text: a file's title, a calendar's summary."""
+    return meeting.topic or text(lang, "plan.default_topic")
+
+
+def topic_of(lang: str, meeting: Meeting) -> Mrkdwn:
+    """The topic inside Slack text, made inert."""
+    return Mrkdwn(escape(title_of(lang, meeting)))
 
 
 def when_line(lang: str, meeting: Meeting, zone: ZoneInfo) -> Mrkdwn:
     """The line a planned room's messages carry: topic and time."""
-    return Mrkdwn(text(lang, "plan.line", topic=Mrkdwn(topic_of(lang, meeting)), when=Mrkdwn(when_words(lang, meeting, zone))))
+    return Mrkdwn(text(lang, "plan.line", topic=topic_of(lang, meeting), when=Mrkdwn(when_words(lang, meeting, zone))))
 
 
 def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Message:
     """What Slack delivers `minutes` before the start, with the Join button."""
-    words = text(lang, "plan.reminder", topic=Mrkdwn(topic_of(lang, meeting)), minutes=minutes,
+    words = text(lang, "plan.reminder", topic=topic_of(lang, meeting), minutes=minutes,
                  at=format_time(meeting.start.astimezone(zone), "short", locale=lang))
     blocks: list[Block] = [SectionBlock(text=mrkdwn(words))]
     if meeting.room_url:

@@ -27,7 +27,7 @@ from handlers.i18n import Mrkdwn, text
 from handlers.new_room.invite import Planned, invite, with_notes
 from handlers.on_behalf import Asker
 from handlers.planned.calendar import calendar_file
-from handlers.planned.messages import problem_words, refused_reason, topic_of, when_line, zone_named
+from handlers.planned.messages import problem_words, refused_reason, title_of, when_line, zone_named
 from handlers.planned.reminders import Place, schedule, send_file
 from handlers.planned.when import Plan, Problem, start_of
 from handlers.profiles import Profile, language_of, profile_or_none
@@ -42,6 +42,7 @@ class Planning:
     """A planned room as asked, from the command or the modal, its start already checked."""
 
     start: dt.datetime
+    zone: ZoneInfo  # the owner's: the calendar file's TZID, and what "weekly" keeps fixed
     minutes: int
     weekly: bool
     topic: str
@@ -61,18 +62,18 @@ async def plan_room(
     plan: Plan, level: AccessLevel | None, people: tuple[str, ...], channel: str | None,
 ) -> Message:
     """`/room new … at …`: the typed time read in the owner's zone, then the meeting planned."""
-    start = start_of(plan, dt.datetime.now(dt.UTC), await owner_zone(services, client, asker))
+    zone = await owner_zone(services, client, asker)
+    start = start_of(plan, dt.datetime.now(dt.UTC), zone)
     if isinstance(start, Problem):
         return plain(problem_words(lang, start))
-    planning = Planning(start, plan.minutes, plan.weekly, plan.topic, level, people, channel)
+    planning = Planning(start, zone, plan.minutes, plan.weekly, plan.topic, level, people, channel)
     return await make_planned(services, client, asker, email, lang, planning)
 
 
 async def make_planned(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str,
                        planning: Planning) -> Message:
     """The room made, everyone invited with the time, files and reminders; the owner's reply."""
-    now = dt.datetime.now(dt.UTC)
-    zone = await owner_zone(services, client, asker)
+    now, zone = dt.datetime.now(dt.UTC), planning.zone
     await services.meetings.reachable()  # without its storage a meeting could not be moved or cancelled: no room
     room = await services.rooms.create(email, planning.level, planning.configuration)
     link = room_link(room, services.room_site)
@@ -85,8 +86,8 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
 
     async def deliver(place: Place) -> None:
         """The calendar file and the reminder for one place."""
-        title = topic_of(place.lang, meeting)
-        code = await send_file(client, place.channel, calendar_file(place.lang, meeting, room, link, now=now), title)
+        data = calendar_file(place.lang, meeting, room, link, now=now)
+        code = await send_file(client, place.channel, data, title_of(place.lang, meeting))
         if code is not None:
             refused.append(("plan.no_file", place.label, code))
         scheduled = await schedule(client, meeting, place, services.reminder_minutes, now)

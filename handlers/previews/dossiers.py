@@ -21,7 +21,8 @@ from clients.dossiers.service import STATES
 from handlers.blocks import mrkdwn
 from handlers.i18n import text
 
-_PATHS = (re.compile(r"^/procedures/(\d{1,9})/dossiers/(\d{1,12})(?:/.*)?$"), re.compile(r"^/dossiers/(\d{1,12})(?:/.*)?$"))
+_INSTRUCTEUR_PATH = re.compile(r"^/procedures/(\d{1,9})/dossiers/(\d{1,12})(?:/.*)?$")
+_USAGER_PATH = re.compile(r"^/dossiers/(\d{1,12})(?:/.*)?$")
 
 
 def read_dossier_link(url: str, host: str | None) -> tuple[int | None, int] | None:
@@ -31,12 +32,10 @@ def read_dossier_link(url: str, host: str | None) -> tuple[int | None, int] | No
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() != host.lower():
         return None
-    for pattern in _PATHS:
-        found = pattern.match(parts.path)
-        if found and len(found.groups()) == 2:
-            return int(found.group(1)), int(found.group(2))
-        if found:
-            return None, int(found.group(1))
+    if found := _INSTRUCTEUR_PATH.match(parts.path):
+        return int(found.group(1)), int(found.group(2))
+    if found := _USAGER_PATH.match(parts.path):
+        return None, int(found.group(1))
     return None
 
 

@@ -339,6 +339,7 @@ async def test_a_group_digest_is_for_that_groups_instructeurs_and_counts_its_dos
     assert "is not a group number" in await digest(digest_bot, "subscribe 101 group north")
     said = await digest(digest_bot, "subscribe 101 group 1")
     assert "digest of n° 101 every day" in said
+    assert any("n° 101 (group Nord)" in text_of(m) for m in slack.posted("C0TEAM"))  # the channel hears which group
     assert "follows n° 101 (group Nord) (set up by <@U0ALICE>)" in await digest(digest_bot, "list")
 
     await digest(digest_bot, "now")

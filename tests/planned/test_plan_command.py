@@ -133,6 +133,7 @@ async def test_the_modal_plans_a_weekly_room_with_its_topic(bot, slack: FakeSlac
     assert "Revue &lt;b&gt;" in text_of(dm) and "every Friday" in text_of(dm) and "3:00" in text_of(dm)
     [event] = icalendar.Calendar.from_ical(calendar_in(slack, "DU0ALICE")).walk("VEVENT")
     assert str(event["summary"]) == "Revue <b>" and event["rrule"].to_ical() == b"FREQ=WEEKLY"
+    assert {u["title"] for u in slack.uploads.values()} == {"Revue <b>"}  # a file's title is not Slack text: as written
     assert [room["access_level"] for room in meet.rooms.values()] == ["trusted"]
 
 
