@@ -23,6 +23,7 @@ from bot.config import Settings
 from bot.inference import WARN_DAYS, inference
 from bot.redis_server import open_redis
 from bot.requirements import unset_line
+from bot.scopes import REQUIRED_SCOPES
 from bot.slack_app import slack_client
 from bot.tables import clean
 from bot.wiring import dossier_service, room_service
@@ -35,11 +36,6 @@ from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
 log = logging.getLogger(__name__)
 
-#: The bot scopes the app asks for (manifest.yml); a test keeps the two equal.
-REQUIRED_SCOPES = frozenset({
-    "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read",
-    "users:read.email", "channels:read", "groups:read", "files:write", "channels:join",
-})
 
 
 @dataclass(frozen=True)

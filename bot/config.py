@@ -34,6 +34,11 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
     slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
+    # OAuth installs into many workspaces (without SLACK_BOT_TOKEN)
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    # the workspaces (team or enterprise ids) DS_API_TOKEN serves in OAuth mode
+    ds_api_token_teams: Annotated[list[str], NoDecode] = Field(default_factory=list)
 
     meet_api_url: AnyHttpUrl | None = None
     meet_client_id: str | None = None
@@ -80,6 +85,17 @@ class Settings(BaseSettings):
     def _split_numbers(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("ds_api_token_teams", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            ids = [part.strip() for part in value.split(",") if part.strip()]
+            wrong = [part for part in ids if not (part[:1] in ("T", "E") and part.isalnum() and len(part) <= 20)]
+            if wrong:
+                raise ValueError(f"expected team ids (T…) or enterprise ids (E…), got {', '.join(wrong[:3])}")
+            return ids
         return value
 
     @field_validator("digest_allowed_demarches")
@@ -179,6 +195,11 @@ class Settings(BaseSettings):
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None
 
+    @property
+    def oauth(self) -> bool:
+        """Installs into many workspaces by OAuth: a client id and secret, and no single bot token."""
+        return bool(self.slack_client_id and self.slack_client_secret) and self.slack_bot_token is None
+
     def missing(self, *names: str) -> list[str]:
         """The variables among `names` that are unset or empty, in the order given."""
         unset = []
@@ -196,7 +217,7 @@ class Settings(BaseSettings):
 
     def require_for(self, command: str, *, dry_run: bool = False) -> None:
         """Stops with one line when `command` cannot run without an unset variable."""
-        names, to = needed(command, dry_run=dry_run, socket_mode=self.socket_mode)
+        names, to = needed(command, dry_run=dry_run, socket_mode=self.socket_mode, oauth=self.oauth)
         self.require(*names, to=to)
 
 

@@ -34,9 +34,11 @@ async def run_digest_command(
     reuses counts another run made within the run window unless `fresh` (a forced run never does)."""
     slack = None
     if not dry_run and settings.slack_bot_token is not None:
-        from bot.slack_app import slack_client  # Bolt and aiohttp load only to post: a dry run is 0.5 s quicker
+        # Bolt and aiohttp load only to post: a dry run is 0.5 s quicker
+        from bot.installations import Workspaces
+        from bot.slack_app import slack_client
 
-        slack = slack_client(settings)
+        slack = Workspaces(slack_client(settings))
     day = dt.datetime.now(settings.zone).date()
     summary = None
     async with open_redis(settings) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:

@@ -16,6 +16,8 @@ from pathlib import Path
 WHAT = {
     "slack_bot_token": "the Slack bot token, xoxb-…",
     "slack_signing_secret": "Slack's request signing secret, needed in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode",
+    "slack_client_id": "the Slack app's client id (Basic Information), with SLACK_CLIENT_SECRET for OAuth installs",
+    "token_encryption_key": "a Fernet key: OAuth installs keep every workspace's bot token in Redis, encrypted with it",
     "meet_api_url": "the room service URL, ending in /external-api/v1.0",
     "meet_client_id": "the room service application's id",
     "meet_client_secret": "the room service application's secret",
@@ -26,10 +28,14 @@ WHAT = {
 }
 
 
-def needed(command: str, *, dry_run: bool = False, socket_mode: bool = False) -> tuple[tuple[str, ...], str]:
-    """The variables `command` needs, and what it needs them for, as the error line says it."""
+def needed(command: str, *, dry_run: bool = False, socket_mode: bool = False, oauth: bool = False) -> tuple[tuple[str, ...], str]:
+    """The variables `command` needs, and what it needs them for, as the error line says it. With
+    OAuth installs there is no bot token to need: each workspace's is kept, encrypted."""
     if command == "serve":
-        slack = ("slack_bot_token",) if socket_mode else ("slack_bot_token", "slack_signing_secret")
+        if oauth:
+            slack = ("token_encryption_key",) if socket_mode else ("slack_signing_secret", "token_encryption_key")
+        else:
+            slack = ("slack_bot_token",) if socket_mode else ("slack_bot_token", "slack_signing_secret")
         return (*slack, "meet_api_url", "meet_client_id", "meet_client_secret"), "to serve"
     if command == "digest" and dry_run:
         return ("ds_api_token", "digest_demarches"), "to count the digest"
@@ -52,6 +58,7 @@ def missing_before_parsing(command: str, *, dry_run: bool = False) -> str | None
 
         values = {name.lower(): value for name, value in dotenv_values(".env").items() if value}
     values.update({name.lower(): value for name, value in os.environ.items() if value})
-    names, to = needed(command, dry_run=dry_run, socket_mode=bool(values.get("slack_app_token")))
+    oauth = bool(values.get("slack_client_id") and values.get("slack_client_secret")) and not values.get("slack_bot_token")
+    names, to = needed(command, dry_run=dry_run, socket_mode=bool(values.get("slack_app_token")), oauth=oauth)
     unset = [name for name in names if not values.get(name)]
     return f"{to}, {unset_line(unset)}" if unset else None

@@ -8,6 +8,7 @@ stops taking requests, lets running listeners finish, closes the clients and exi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import gc
 import logging
@@ -19,7 +20,8 @@ import sys
 
 import redis.asyncio as aioredis
 import uvicorn
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Gauge, generate_latest
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -28,6 +30,7 @@ from starlette.routing import Route
 from bot.check import log_failures
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
+from bot.install_pages import install_routes
 from bot.scheduler import run_daily, run_due, run_subscriptions
 from bot.slack_app import Runtime, running
 from bot.slack_endpoint import SlackEndpoint
@@ -40,6 +43,7 @@ DRAIN_SECONDS = 6.0
 HELPER = "ROOMBOT_SERVE_HELPER"
 MAX_CONNECTIONS = 512
 HEALTH_TIMEOUT = 1.0
+INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
 def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> Starlette:
@@ -51,11 +55,15 @@ def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> St
         return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
 
     async def metrics(request: Request) -> Response:
+        with contextlib.suppress(RedisError, TimeoutError):
+            INSTALLATIONS.set(await asyncio.wait_for(runtime.workspaces.count(), HEALTH_TIMEOUT))
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
     if signing_secret is not None:
         routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
+    if runtime.app.oauth_flow is not None:
+        routes += install_routes(runtime.app, runtime.default_language)
     return Starlette(routes=routes)
 
 

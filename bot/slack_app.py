@@ -11,15 +11,20 @@ from urllib.parse import urlsplit
 import aiohttp
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
 )
+from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
+from bot.installations import ROTATE_MINUTES, STATE_SECONDS, Authorize, InstallationStore, Rotation, StateStore, Workspaces
 from bot.listener_tasks import ListenerTasks
 from bot.redis_server import open_redis
+from bot.scopes import REQUIRED_SCOPES
 from bot.wiring import digest_job, room_service
 from clients.aiohttp_transport import KEEPALIVE
 from clients.json_cache import JsonCache
@@ -36,6 +41,7 @@ from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_T
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.digest.job import DigestJob
+from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
 from handlers.planned.changes import WeeklyMeetings
 from handlers.profiles import PROFILE_TTL
@@ -50,6 +56,8 @@ class Runtime:
     http: aiohttp.ClientSession
     pending: PendingAcks
     weekly: WeeklyMeetings
+    workspaces: Workspaces
+    default_language: str
     digests: DigestJob | None = None
 
     async def aclose(self) -> None:
@@ -64,15 +72,10 @@ def slack_session() -> aiohttp.ClientSession:
 
 
 def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, digests: DigestJob | None = None) -> Runtime:
-    assert settings.slack_bot_token and settings.meet_api_url
-    # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed
-    # (bot.slack_endpoint); Socket Mode has none to check.
-    # a name given spares Bolt an inspect.stack() that took 0.15 s of the start
-    app = AsyncApp(name="roombot", token=settings.slack_bot_token.get_secret_value(), request_verification_enabled=False)
-    # Bolt builds its client from the token (handing it one of ours makes it warn at every start
-    # when SLACK_BOT_TOKEN is in the environment); per-request clients copy its settings.
-    configure_slack_client(app.client, settings)
-    http = app.client.session = slack_session()  # per-request clients take it from here
+    assert settings.meet_api_url
+    app, workspaces = oauth_app(settings, redis) if settings.oauth else single_workspace_app(settings, redis)
+    http = app.client.session
+    assert http is not None
     tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     app_tag = application_tag(settings.meet_client_id or "")
@@ -99,15 +102,54 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         meetings=Meetings(redis),
         reminder_minutes=settings.room_reminder_minutes,
         zone=settings.digest_timezone,
+        workspaces=workspaces,
         digests=digests,
         dossier_host=urlsplit(str(settings.ds_api_url)).hostname,
+        dossier_teams=frozenset(settings.ds_api_token_teams) if settings.oauth else None,
     )
     register_listeners(app, services)
     responses.register(app, http)
     pending = PendingAcks()
     ack_first.register(app, pending)
-    return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, app.client),
-                   digests=digests)
+    return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
+                   workspaces=workspaces, default_language=settings.default_language, digests=digests)
+
+
+# Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed
+# (bot.slack_endpoint); Socket Mode has none to check. A name given spares Bolt an inspect.stack()
+# that took 0.15 s of the start.
+
+def single_workspace_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:
+    """SLACK_BOT_TOKEN: one workspace, one token."""
+    assert settings.slack_bot_token is not None
+    app = AsyncApp(name="roombot", token=settings.slack_bot_token.get_secret_value(), request_verification_enabled=False)
+    # Bolt builds its client from the token (handing it one of ours makes it warn at every start
+    # when SLACK_BOT_TOKEN is in the environment); per-request clients copy its settings.
+    configure_slack_client(app.client, settings)
+    app.client.session = slack_session()  # per-request clients take it from here
+    return app, Workspaces(app.client, redis=redis)
+
+
+def oauth_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:
+    """SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: installed by OAuth into any number of workspaces and
+    organisations, each request authorized with its own workspace's token."""
+    assert settings.slack_client_id and settings.slack_client_secret
+    secret = settings.slack_client_secret.get_secret_value()
+    client = configure_slack_client(AsyncWebClient(), settings)
+    client.session = slack_session()
+    store = InstallationStore(redis, settings.secret_box)
+    rotation = Rotation(redis, store, AsyncTokenRotator(client_id=settings.slack_client_id, client_secret=secret, client=client))
+    oauth = AsyncOAuthSettings(
+        client_id=settings.slack_client_id, client_secret=secret, scopes=sorted(REQUIRED_SCOPES),
+        install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH, install_page_rendering_enabled=False,
+        installation_store=store, state_store=StateStore(redis), state_expiration_seconds=STATE_SECONDS,
+        callback_options=callbacks(settings.default_language), token_rotation_expiration_minutes=ROTATE_MINUTES,
+    )
+    gone = " / ".join(text(lang, "install.gone") for lang in dict.fromkeys((settings.default_language, *LANGUAGES)))
+    app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store,
+                   authorize=Authorize(store, rotation), request_verification_enabled=False,
+                   user_facing_authorize_error_message=gone)
+    return app, Workspaces(client, store, rotation, redis)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:
@@ -137,7 +179,7 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
         runtime = build_app(settings, redis, rooms, digests=digests)
         stack.push_async_callback(runtime.aclose)
         if digests is not None:
-            digests.slack = runtime.app.client  # posts with the app's own client
+            digests.workspaces = runtime.workspaces  # posts with each workspace's own client
         yield runtime
 
 

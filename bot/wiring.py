@@ -25,7 +25,7 @@ from clients.rooms.service import RoomService
 from handlers.digest.job import DigestConfig, DigestJob
 
 if TYPE_CHECKING:
-    from slack_sdk.web.async_client import AsyncWebClient
+    from handlers.workspaces import Workspaces
 
 def room_service(settings: Settings) -> RoomService:
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
@@ -48,7 +48,7 @@ def digest_config(settings: Settings) -> DigestConfig:
 
 @contextlib.asynccontextmanager
 async def digest_job(
-    settings: Settings, redis: aioredis.Redis, slack: AsyncWebClient | None, *, with_ai: bool = True
+    settings: Settings, redis: aioredis.Redis, workspaces: Workspaces | None, *, with_ai: bool = True
 ) -> AsyncIterator[DigestJob]:
     settings.require("ds_api_token", to="to read the dossier service")
     service = dossier_service(settings, redis)
@@ -58,4 +58,4 @@ async def digest_job(
         access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
         counter = DossierCounter(service, redis, late_days=settings.digest_late_days)
         previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
-        yield DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, ai.service if ai else None, previews)
+        yield DigestJob(digest_config(settings), DigestStore(redis), counter, workspaces, access, ai.service if ai else None, previews)

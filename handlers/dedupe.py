@@ -23,8 +23,9 @@ async def first_delivery(services: Services, body: dict[str, Any]) -> bool:
     Called by each command and event listener after the ack, not as middleware before it: under
     load the Redis round trip before the ack was the largest part of the bot's ack p99 beyond a
     bare app's (`python -m bench capacity`), and the ack does not depend on it."""
+    team = str(body.get("team_id") or body.get("enterprise_id") or "")[:20]  # each workspace's requests are its own
     if body.get("event_id"):
-        return await services.once.claim_or_assume("event", str(body["event_id"]), ttl=EVENT_WINDOW)
+        return await services.once.claim_or_assume("event", team, str(body["event_id"])[:100], ttl=EVENT_WINDOW)
     if body.get("command") and body.get("trigger_id"):
-        return await services.once.claim_or_assume("command", str(body["trigger_id"])[:100], ttl=COMMAND_WINDOW)
+        return await services.once.claim_or_assume("command", team, str(body["trigger_id"])[:100], ttl=COMMAND_WINDOW)
     return True

@@ -6,6 +6,7 @@ from handlers import request_ids
 from handlers.digest import command as digest_command
 from handlers.home import tab as home_tab
 from handlers.home import upcoming as home_upcoming
+from handlers.installs import uninstall
 from handlers.new_room import from_message, modal, workflow_step
 from handlers.previews import rooms as room_previews
 from handlers.rooms import buttons as room_buttons
@@ -26,3 +27,4 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     home_upcoming.register(app, services)
     room_previews.register(app, services)
     digest_command.register(app, services)
+    uninstall.register(app, services)

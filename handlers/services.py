@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
 from handlers.digest.job import DigestJob
+from handlers.workspaces import Workspaces
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,21 @@ class Services:
     meetings: Meetings
     reminder_minutes: int
     zone: str
+    # each workspace's Slack client outside requests, and what an uninstall removes
+    workspaces: Workspaces
     # the digest job, when a dossier-service token is configured
     digests: DigestJob | None = None
     # the dossier service's web host (from DS_API_URL): its dossier links get previews
     dossier_host: str | None = None
+    # the workspaces (team or enterprise ids) the dossier-service token serves; None: every one
+    dossier_teams: frozenset[str] | None = None
+
+    def dossiers_for(self, body: dict[str, Any]) -> DigestJob | None:
+        """The digest job when the dossier-service token serves the request's workspace: with
+        OAuth installs, only those the operator named (DS_API_TOKEN_TEAMS) — a workspace's people
+        never read dossiers through a token given for others."""
+        if self.digests is None or self.dossier_teams is None:
+            return self.digests
+        team = body.get("team_id") or (body.get("team") or {}).get("id")
+        enterprise = body.get("enterprise_id") or (body.get("enterprise") or {}).get("id")
+        return self.digests if {team, enterprise} & self.dossier_teams else None

@@ -205,7 +205,10 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
 
     counter = DossierCounter(service, redis, now=lambda: ds.now, late_days=settings.digest_late_days)
     previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
-    job = DigestJob(digest_config(settings), DigestStore(redis), counter, slack, access, inference, previews)
+    from bot.installations import Workspaces
+
+    workspaces = Workspaces(slack) if slack is not None else None
+    job = DigestJob(digest_config(settings), DigestStore(redis), counter, workspaces, access, inference, previews)
     return job, service
 
 
@@ -249,11 +252,14 @@ class Bot:
         return replies[before]
 
 
-async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, *, timeout: float = 5.0) -> AsyncIterator[Bot]:
+async def start_bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, *, timeout: float = 5.0,
+                    digests: Any = None) -> AsyncIterator[Bot]:
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret,
                         policy=instant_policy(), timeout=timeout)
-    runtime = build_app(settings, redis, rooms)
+    runtime = build_app(settings, redis, rooms, digests=digests)
+    if digests is not None:
+        digests.workspaces = runtime.workspaces
     transport = httpx.ASGITransport(app=create_web_app(runtime, signing_secret=SIGNING_SECRET))
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
         yield Bot(runtime, http, slack)

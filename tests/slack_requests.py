@@ -27,11 +27,15 @@ def signed_headers(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | 
 
 
 def command_body(text: str, user_id: str, response_url: str, *, command: str = "/room", channel: str = "C0CHAN",
-                 channel_name: str = "general") -> str:
-    """As Slack posts a slash command; a DM's `channel_name` is `directmessage`, a group DM's `mpdm-…`."""
+                 channel_name: str = "general", team: str = TEAM, enterprise: str | None = None, org: bool = False) -> str:
+    """As Slack posts a slash command; a DM's `channel_name` is `directmessage`, a group DM's `mpdm-…`.
+    In a workspace of an organisation, `enterprise_id` too, and `is_enterprise_install` for an
+    organisation-wide installation."""
+    grid = {"enterprise_id": enterprise, "enterprise_name": "Org", "is_enterprise_install": str(org).lower()} if enterprise else {}
     return urlencode({
+        **grid,
         "token": "legacy-verification-token",
-        "team_id": TEAM,
+        "team_id": team,
         "team_domain": "example",
         "channel_id": channel,
         "channel_name": channel_name,
@@ -84,12 +88,15 @@ def view_submission_body(callback_id: str, values: dict, private_metadata: str, 
     )
 
 
-def event_body(event: dict, *, event_id: str = "Ev0001") -> str:
+def event_body(event: dict, *, event_id: str = "Ev0001", team: str | None = TEAM, enterprise: str | None = None,
+               org: bool = False) -> str:
     """Events API deliveries are JSON, not form-encoded."""
+    grid = {"enterprise_id": enterprise, "is_enterprise_install": org} if enterprise else {}
     return json.dumps({
-        "token": "legacy-verification-token", "team_id": TEAM, "api_app_id": "A0APP", "type": "event_callback",
-        "event_id": event_id, "event_time": int(time.time()), "event": event,
-        "authorizations": [{"team_id": TEAM, "user_id": "U0BOT", "is_bot": True}],
+        "token": "legacy-verification-token", "team_id": team, "api_app_id": "A0APP", "type": "event_callback",
+        "event_id": event_id, "event_time": int(time.time()), "event": event, **grid,
+        "authorizations": [{"team_id": team, "enterprise_id": enterprise, "user_id": "U0BOT", "is_bot": True,
+                            "is_enterprise_install": org}],
     })
 
 

@@ -5,6 +5,8 @@ Slack user who set it up, so that only they, or someone entitled to the démarch
 channel that refused a digest for good (archived, deleted, the bot removed) is paused until
 someone subscribes there again. The operator's own subscription comes from the environment
 (DIGEST_CHANNEL, DIGEST_DEMARCHES, DIGEST_TIME), is not stored here, and has marks of its own.
+Each subscription is its workspace's (the team id in its key): one installed in many workspaces
+never reads or changes another's, and an uninstall removes the workspace's all at once.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Subscription:
     at: dt.time
     operator: bool = False  # the operator's, from the environment: never stored, marked apart
     paused: str | None = None  # why the channel refused a digest for good (a Slack error code)
+    team: str = ""  # the workspace's team id ("" for the operator's, and for those kept before teams were)
 
     @property
     def demarches(self) -> tuple[int, ...]:
@@ -47,7 +50,9 @@ class Subscription:
     def place(self) -> str:
         """Names this subscription's marks (posted, lease, forced run): the operator's and a channel's
         own subscription in the same channel never share one, so neither cancels the other."""
-        return f"{self.channel}:operator" if self.operator else self.channel
+        if self.operator:
+            return f"{self.channel}:operator"
+        return f"{self.team}:{self.channel}" if self.team else self.channel
 
     def follow(self, demarche: int, by: str, group: int | None = None) -> Subscription:
         if demarche in self.demarches:
@@ -69,8 +74,12 @@ class Subscriptions:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
 
-    async def get(self, channel: str) -> Subscription | None:
-        raw = as_text(await self._redis.get(_key(channel)))
+    async def get(self, team: str, channel: str) -> Subscription | None:
+        """The channel's subscription in `team`; one kept before subscriptions had a team is found
+        too, and stays where it is (`team` "")."""
+        raw = as_text(await self._redis.get(_key(team, channel)))
+        if raw is None and team:
+            return await self.get("", channel)
         if raw is None:
             return None
         data = json.loads(raw)
@@ -78,23 +87,36 @@ class Subscriptions:
             follows = tuple(Followed(int(f["n"]), str(f.get("by", "")), f.get("g")) for f in data["follows"])
         else:  # written before who set it up was recorded
             follows = tuple(Followed(int(n)) for n in data["demarches"])
-        return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"))
+        return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"), team=team)
 
     async def save(self, subscription: Subscription) -> None:
         """Saves it, or forgets the channel when it follows no démarche any more."""
+        name = _member(subscription.team, subscription.channel)
         if not subscription.follows:
-            await self._redis.delete(_key(subscription.channel))
-            await self._redis.srem(INDEX, subscription.channel)
+            await self._redis.delete(_key(subscription.team, subscription.channel))
+            await self._redis.srem(INDEX, name)
             return
         data = {"follows": [{"n": f.demarche, "by": f.by} | ({"g": f.group} if f.group is not None else {})
                             for f in subscription.follows],
                 "at": subscription.at.strftime("%H:%M"), "paused": subscription.paused}
-        await self._redis.set(_key(subscription.channel), json.dumps(data))
-        await self._redis.sadd(INDEX, subscription.channel)
+        await self._redis.set(_key(subscription.team, subscription.channel), json.dumps(data))
+        await self._redis.sadd(INDEX, name)
 
-    async def all(self) -> list[Subscription]:
-        found = [await self.get(str(as_text(channel))) for channel in await self._redis.smembers(INDEX)]
+    async def all(self, team: str | None = None) -> list[Subscription]:
+        """Every workspace's, or `team`'s only."""
+        found = []
+        for member in sorted(str(as_text(item)) for item in await self._redis.smembers(INDEX)):
+            its_team, _, channel = member.rpartition("/")
+            if team is None or its_team == team:
+                found.append(await self.get(its_team, channel))
         return [subscription for subscription in found if subscription is not None]
+
+    async def forget_team(self, team: str) -> int:
+        """An uninstalled workspace's subscriptions go; how many there were."""
+        gone = await self.all(team)
+        for subscription in gone:
+            await self.save(replace(subscription, follows=()))
+        return len(gone)
 
     async def set_up_by(self, user: str) -> int:
         """How many démarches `user` set up, in every channel."""
@@ -104,5 +126,9 @@ class Subscriptions:
         return any(demarche in subscription.demarches for subscription in await self.all())
 
 
-def _key(channel: str) -> str:
-    return key("digest-sub", channel)
+def _key(team: str, channel: str) -> str:
+    return key("digest-sub", team, channel) if team else key("digest-sub", channel)
+
+
+def _member(team: str, channel: str) -> str:
+    return f"{team}/{channel}" if team else channel

@@ -114,6 +114,7 @@ class Where:
     user: str
     email: str
     lang: str
+    team: str  # the workspace: a channel's subscriptions are its workspace's
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -127,16 +128,16 @@ def register(app: AsyncApp, services: Services) -> None:
         private_chat = str(command.get("channel_name", "")) == "directmessage" or str(command.get("channel_name", "")).startswith("mpdm-")
 
         async def work(email: str, lang: str) -> Message | None:
-            digests = services.digests
+            digests = services.dossiers_for(command)
             if digests is None:
-                return plain(text(lang, "digest_cmd.off"))
+                return plain(text(lang, "digest_cmd.off" if services.digests is None else "digest_cmd.no_token_here"))
             if request.problem is not None or request.verb == "help":
                 return _help(lang, digests, request)
             if request.verb == "list":
-                return await _list(digests, channel, lang)
+                return await _list(digests, asker.team_id, channel, lang)
             if private_chat:  # a digest is a team's: a DM has no team to post it to
                 return plain(text(lang, "digest_cmd.not_in_dm"))
-            where = Where(channel, asker.user_id, email, lang)
+            where = Where(channel, asker.user_id, email, lang, asker.team_id)
             if request.verb == "subscribe":
                 return await _subscribe(client, digests, where, request)
             if request.verb == "unsubscribe":
@@ -165,7 +166,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     refusal = await _cannot_post(client, where.channel, lang)
     if refusal is not None:
         return refusal
-    current = await digests.subscriptions.get(where.channel)
+    current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
     new = [n for n in request.numbers if current is None or n not in current.demarches]
     room = digests.max_per_person - await digests.subscriptions.set_up_by(where.user)
@@ -192,7 +193,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         if refused:
             return plain("\n".join(refused))
         return plain(text(lang, "digest_cmd.already_followed", demarches=numbers_text(request.numbers)))
-    subscription = current or Subscription(where.channel, (), at)
+    subscription = current or Subscription(where.channel, (), at, team=where.team)
     for number in accepted:
         subscription = subscription.follow(number, where.user, request.group)
     subscription = replace(subscription, at=at, paused=None)
@@ -251,7 +252,7 @@ async def _not_theirs(digests: DigestJob, subscription: Subscription, where: Whe
 
 async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
     lang = where.lang
-    current = await digests.subscriptions.get(where.channel)
+    current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
     followed = [n for n in request.numbers if current and n in current.demarches]
     unknown = tuple(n for n in request.numbers if n not in followed)
@@ -290,9 +291,9 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
         log.warning("could not announce a digest change in its channel: %s", error.response.get("error"))
 
 
-async def _list(digests: DigestJob, channel: str, lang: str) -> Message:
+async def _list(digests: DigestJob, team: str, channel: str, lang: str) -> Message:
     lines = []
-    mine = await digests.subscriptions.get(channel)
+    mine = await digests.subscriptions.get(team, channel)
     if mine is not None:
         entries = []
         for f in mine.follows:
@@ -322,7 +323,7 @@ async def _group_label(digests: DigestJob, followed: Followed) -> str:
 
 async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
     lang = where.lang
-    subscription = await digests.subscriptions.get(where.channel)
+    subscription = await digests.subscriptions.get(where.team, where.channel)
     operators = digests.operators
     if subscription is None and operators is not None and operators.channel == where.channel:
         subscription = operators

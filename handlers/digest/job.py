@@ -43,6 +43,8 @@ from handlers.i18n import Mrkdwn, text
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
 
+    from handlers.workspaces import Workspaces
+
 log = logging.getLogger(__name__)
 
 TREND_DAYS = 14
@@ -74,7 +76,7 @@ class DigestJob:
     config: DigestConfig
     store: DigestStore
     counter: DossierCounter
-    slack: AsyncWebClient | None
+    workspaces: Workspaces | None  # posts with each workspace's client; None: counts only (a dry run)
     access: DemarcheAccess
     inference: InferenceService | None = None  # writes the optional AI line when configured
     previews: DossierPreviews | None = None  # dossier links' previews, with the same token
@@ -152,18 +154,18 @@ class DigestJob:
         lang = self.config.language
         return await render(lang, day, series), alt_text(lang, day, series)
 
-    async def _upload_chart(self, day: dt.date, channel: str, place: str, run: str, digest: Digest) -> None:
+    async def _upload_chart(self, slack: AsyncWebClient, day: dt.date, channel: str, place: str, run: str, digest: Digest) -> None:
         """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,
         a network failure, a drawing error) leaves them standing, with one log line saying why."""
         part = f"{run}-chart"
-        if self.slack is None or await self.store.is_posted(day, place, part):
+        if await self.store.is_posted(day, place, part):
             return
         try:
             chart = await self.chart(day, digest)
             if chart is None:
                 return
             png, alt = chart
-            await self.slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
+            await slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
                                              title=text(self.config.language, "chart.title"), alt_txt=alt)
         except SlackApiError as error:
             log.warning("digest chart not posted to %s: Slack said %s; the text trend stays", channel, error.response.get("error"))
@@ -249,7 +251,7 @@ class DigestJob:
         went out already (`force` posts it again). The operator's digest counts as urgent: its
         requests find room in every window of the token's allowance, whatever else is counting."""
         sub = subscription or self.operators
-        assert self.slack is not None and sub is not None
+        assert self.workspaces is not None and sub is not None
         channel, place = sub.channel, sub.place
         if not force and await self.store.is_posted(day, place):
             return Outcome.ALREADY_POSTED
@@ -258,9 +260,12 @@ class DigestJob:
                 return Outcome.BUSY
             if not force and await self.store.is_posted(day, place):
                 return Outcome.ALREADY_POSTED
-            refusal = await self._refusal(channel)  # before counting and before asking the inference service
+            slack = await self.workspaces.client(sub.team)
+            if slack is None:  # the workspace uninstalled the app: its subscriptions are being removed
+                return Outcome.PAUSED
+            refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
             if refusal is not None:
-                return await self._refused(day, sub, refusal)
+                return await self._refused(slack, day, sub, refusal)
             urgent = URGENT.set(sub.operator)
             try:
                 digest = await self._for_groups(await self.compute(day, progress_for, demarches=sub.demarches, fresh=force), sub)
@@ -271,7 +276,7 @@ class DigestJob:
             run = await self.store.forced_run(day, place) if force else "daily"
             try:
                 await post_parts(
-                    self.slack,
+                    slack,
                     channel,
                     messages,
                     already_posted=lambda part: self.store.is_posted(day, place, f"{run}-{part}"),
@@ -280,19 +285,18 @@ class DigestJob:
             except DigestNotPosted as error:
                 if not error.permanent:
                     raise
-                return await self._refused(day, sub, error.code)
-            await self._upload_chart(day, channel, place, run, digest)
+                return await self._refused(slack, day, sub, error.code)
+            await self._upload_chart(slack, day, channel, place, run, digest)
             await self.store.mark_posted(day, place)
             if force:
                 await self.store.forced_run_done(day, place)
             log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
             return Outcome.POSTED
 
-    async def _refusal(self, channel: str) -> str | None:
+    async def _refusal(self, slack: AsyncWebClient, channel: str) -> str | None:
         """Slack's reason the channel cannot take a digest, when it is known before counting."""
-        assert self.slack is not None
         try:
-            info = (await self.slack.conversations_info(channel=channel)).get("channel") or {}
+            info = (await slack.conversations_info(channel=channel)).get("channel") or {}
         except SlackApiError as error:
             code = str(error.response.get("error"))
             return code if code in refusals.CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
@@ -303,19 +307,18 @@ class DigestJob:
         if info.get("is_private") and not info.get("is_member") and not info.get("is_im"):
             return "not_in_channel"
         if not info.get("is_private") and not info.get("is_im") and info.get("is_member") is False:
-            await self._join(channel)
+            await self._join(slack, channel)
         return None
 
-    async def _join(self, channel: str) -> None:
+    async def _join(self, slack: AsyncWebClient, channel: str) -> None:
         """A public channel's digest text needs no membership (chat:write.public), its chart does."""
-        assert self.slack is not None
         try:
-            await self.slack.conversations_join(channel=channel)
+            await slack.conversations_join(channel=channel)
         except SlackApiError as error:
             log.warning("could not join %s for the digest's chart (Slack said %s); the text goes out without it",
                         channel, error.response.get("error"))
 
-    async def _refused(self, day: dt.date, sub: Subscription, code: str) -> Outcome:
+    async def _refused(self, slack: AsyncWebClient, day: dt.date, sub: Subscription, code: str) -> Outcome:
         """The channel refuses for good: a channel's subscription is paused and whoever set it up is
         told once; the operator's is left until tomorrow, with one error line."""
         lang = self.config.language
@@ -324,7 +327,7 @@ class DigestJob:
                 log.error("the operator's digest cannot go to %s: Slack said %s (%s); fix DIGEST_CHANNEL or the channel, "
                           "it is tried again tomorrow", sub.channel, code, HINTS.get(code, code))
             return Outcome.PAUSED
-        current = await self.subscriptions.get(sub.channel)
+        current = await self.subscriptions.get(sub.team, sub.channel)
         if current is None or current.paused is not None or not await self.store.note_refused(day, sub.place, code):
             return Outcome.PAUSED
         await self.subscriptions.save(replace(current, paused=code))
@@ -333,8 +336,7 @@ class DigestJob:
                     reason=refusals.reason(lang, code), first=current.demarches[0])
         for person in dict.fromkeys(f.by for f in current.follows if f.by):
             try:
-                assert self.slack is not None
-                await self.slack.chat_postMessage(channel=person, **plain(told).payload())
+                await slack.chat_postMessage(channel=person, **plain(told).payload())
             except SlackApiError as error:
                 log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
         return Outcome.PAUSED

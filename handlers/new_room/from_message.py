@@ -28,7 +28,7 @@ def register(app: AsyncApp, services: Services) -> None:
         channel = channel_of(body)
         message = body.get("message") or {}
         thread = str(message.get("thread_ts") or message.get("ts") or "")[:30] or None
-        if not await services.once.claim_or_assume("from_message", asker.user_id, channel[:30], thread or "",
+        if not await services.once.claim_or_assume("from_message", asker.team_id, asker.user_id, channel[:30], thread or "",
                                                   ttl=CLICK_WINDOW):
             return  # a double click on the shortcut: the first one makes the room
 

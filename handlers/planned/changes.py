@@ -23,6 +23,7 @@ from handlers.planned.messages import refused_reason, title_of, when_line, zone_
 from handlers.planned.reminders import Place, schedule, send_file, unschedule
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
+from handlers.workspaces import Workspaces
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +140,12 @@ class WeeklyMeetings:
     next week (by one process: the others find it claimed)."""
 
     services: Services
-    client: AsyncWebClient
+    workspaces: Workspaces
 
     async def due(self, now: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
-        return [(f"weekly meeting {meeting.id}", functools.partial(roll_weekly, self.services, self.client, meeting, now))
-                for meeting in await self.services.meetings.weekly_due(now)]
+        due: list[tuple[str, Callable[[], Awaitable[object]]]] = []
+        for meeting in await self.services.meetings.weekly_due(now):
+            client = await self.workspaces.client(meeting.team_id)
+            if client is not None:  # None: the workspace uninstalled the app, its meetings go with it
+                due.append((f"weekly meeting {meeting.id}", functools.partial(roll_weekly, self.services, client, meeting, now)))
+        return due

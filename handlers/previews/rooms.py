@@ -52,7 +52,8 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         rooms: dict[str, Room] = {}
         dossiers: dict[str, DossierFacts] = {}
-        previews = services.digests.previews if services.digests else None
+        dossier_job = services.dossiers_for(body)
+        previews = dossier_job.previews if dossier_job else None
 
         async def work(email: str, lang: str) -> None:
             for url, (demarche, number) in dossier_links.items():

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.installations import Workspaces
 from bot.slack_app import configure_slack_client
 from bot.wiring import digest_config
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
@@ -84,7 +85,7 @@ async def test_a_source_of_its_own_feeds_the_digest_counts_changes_and_rights(se
     config = digest_config(settings.model_copy(update={"digest_channel": CHANNEL, "digest_demarches": [NUMBER],
                                                        "default_language": "en"}))
     client = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings)
-    job = DigestJob(config, DigestStore(redis), DossierCounter(typed, redis, now=lambda: clock["now"]), client,
+    job = DigestJob(config, DigestStore(redis), DossierCounter(typed, redis, now=lambda: clock["now"]), Workspaces(client),
                     DemarcheAccess(typed, JsonCache(redis, "ds-members", MEMBERS_TTL)))
 
     assert await job.run(dt.date(2026, 3, 2)) is Outcome.POSTED

@@ -26,7 +26,7 @@ from clients.rooms.service import RoomService
 from handlers.digest.job import DigestJob
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.fakes.ds import FakeDS
-from tests.fakes.slack import FakeSlack
+from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import SIGNING_SECRET, command_body
 
 #: Alice's e-mail as the dossier service lists her (the Slack profile has it in other case)
@@ -244,7 +244,7 @@ async def test_a_channels_digest_is_changed_only_by_who_set_it_up_or_someone_ent
     assert "neither an administrator of démarche 666" in said and "The hour stays 09:00" in said
     said = await digest(digest_bot, "unsubscribe 101", user=people["mallory"])
     assert "Démarche 101 was set up here by <@U0ALICE>: only they, or an administrator or instructeur" in said
-    subscription = await Subscriptions(digest_bot.runtime.redis).get("C0TEAM")
+    subscription = await Subscriptions(digest_bot.runtime.redis).get(TEAM, "C0TEAM")
     assert subscription is not None and subscription.demarches == (101,) and subscription.at == dt.time(9, 0)
     assert len(slack.posted("C0TEAM")) == 1  # refusals change nothing, so nothing is announced
     assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101", user=people["bob"])  # an instructeur
@@ -302,8 +302,8 @@ async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_s
     job.inference = InferenceService(albert.url, key, model="albert-small", policy=instant_policy())
     asked = len(ds.queries)
     day = dt.datetime.now(job.zone).date()
-    assert await job.run(day, subscription=await job.subscriptions.get("C0TEAM")) is Outcome.PAUSED
-    assert await job.run(day, subscription=await job.subscriptions.get("C0TEAM")) is Outcome.PAUSED
+    assert await job.run(day, subscription=await job.subscriptions.get(TEAM, "C0TEAM")) is Outcome.PAUSED
+    assert await job.run(day, subscription=await job.subscriptions.get(TEAM, "C0TEAM")) is Outcome.PAUSED
     assert len(ds.queries) == asked and albert.chats == []  # nothing counted, no AI line, for a channel that cannot take it
     await job.inference.aclose()
     [told] = [m for m in slack.posted("U0ALICE")]

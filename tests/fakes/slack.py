@@ -13,6 +13,7 @@ the e-mail without `users:read.email`.
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import json
 import time
@@ -33,6 +34,9 @@ from tests.fakes.block_kit import Invalid, check_blocks, check_unfurls, check_vi
 
 TEAM = "T0TEAM"
 BOT_USER = "U0BOT"
+CLIENT_ID = "1111.2222"
+CLIENT_SECRET = "fake-client-secret"
+ROTATED_LIFETIME = 12 * 3600  # token_rotation_enabled: a bot token lasts 12 hours
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = ROOT / "tests" / "data" / "slack-methods"
 
@@ -54,6 +58,20 @@ class Call:
     method: str
     args: dict[str, Any]
     token: str | None
+
+
+@dataclass
+class Grant:
+    """What an installation's token may reach: a workspace, or every workspace of an organisation."""
+
+    team: str | None
+    enterprise: str | None = None
+    org: bool = False  # an organisation-wide install (team None)
+    bot_user: str = BOT_USER
+    expires_at: float | None = None
+    refresh: str | None = None
+    revoked: bool = False
+    app: str = CLIENT_ID  # the app the person consented to
 
 
 @dataclass
@@ -83,12 +101,30 @@ class FakeSlack:
     response_channels: dict[str, str] = field(default_factory=dict)  # response_url name → its channel
     joined: list[str] = field(default_factory=list)  # channels the bot joined
     connections: set[tuple[str, int]] = field(default_factory=set)  # the callers' (host, port): one per connection
+    # OAuth installs: tokens issued by oauth.v2.access and what each reaches; once one is issued, a
+    # token Slack never issued is invalid_auth
+    grants: dict[str, Grant] = field(default_factory=dict)
+    codes: dict[str, Grant] = field(default_factory=dict)  # codes not yet exchanged (each once)
+    refresh_tokens: dict[str, str] = field(default_factory=dict)  # refresh token → the access token it renews
+    rotation: bool = False  # the app's token_rotation_enabled
+    team_orgs: dict[str, str] = field(default_factory=dict)  # team id → its organisation's enterprise id
+    issued: int = 0
 
-    def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", **extra: Any) -> None:
+    def consent(self, team: str | None, *, enterprise: str | None = None, org: bool = False, bot_user: str = BOT_USER,
+                client_id: str = CLIENT_ID) -> str:
+        """A person approves the install of app `client_id` on slack.com: the code Slack puts in the redirect."""
+        self.issued += 1
+        code = f"code-{self.issued}-{team or enterprise}"
+        self.codes[code] = Grant(None if org else team, enterprise, org, bot_user, app=client_id)
+        if team and enterprise:
+            self.team_orgs[team] = enterprise
+        return code
+
+    def add_user(self, user_id: str, email: str | None, *, locale: str = "fr-FR", team: str = TEAM, **extra: Any) -> None:
         profile = {"real_name": user_id, "display_name": user_id}
         if email is not None:
             profile["email"] = email
-        self.users[user_id] = {"id": user_id, "team_id": TEAM, "name": user_id.lower(), "deleted": False,
+        self.users[user_id] = {"id": user_id, "team_id": team, "name": user_id.lower(), "deleted": False,
                                "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile,
                                "tz": "Europe/Paris", **extra}
 
@@ -173,9 +209,14 @@ class FakeSlack:
             args.update(json.loads(raw))
         elif raw:
             args.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
-        token = request.headers.get("authorization", "").removeprefix("Bearer ") or args.get("token")
+        authorization = request.headers.get("authorization", "")
+        if authorization.startswith("Basic "):  # the app's id and secret, as slack_sdk sends them to oauth.*
+            client_id, _, client_secret = base64.b64decode(authorization[6:]).decode().partition(":")
+            args |= {"client_id": client_id, "client_secret": client_secret}
+            authorization = ""
+        token = authorization.removeprefix("Bearer ") or args.get("token")
         self.calls.append(Call(method, args, token))
-        refused = self._refusal(method, args)
+        refused = self._refusal(method, args) or self._token_refusal(method, args, token)
         if refused is not None:
             self.refusals.append((method, refused))
             return JSONResponse(refused)
@@ -188,6 +229,8 @@ class FakeSlack:
             return JSONResponse({"ok": False, "error": "internal_error"})
         if method in self.hollow:
             return JSONResponse({"ok": True})
+        if method == "auth.test":  # answered per token
+            args = {**args, "_token": token}
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         # as Slack, every answer says which scopes the token was granted
         return JSONResponse(handler(args) if handler else {"ok": True}, headers={"x-oauth-scopes": ",".join(sorted(self.scopes))})
@@ -223,6 +266,93 @@ class FakeSlack:
             return {"ok": False, "error": "msg_too_long"}
         return None
 
+    def _token_refusal(self, method: str, args: dict[str, Any], token: str | None) -> dict[str, Any] | None:
+        """Once tokens come from OAuth: an unknown, revoked or expired token is refused, an
+        organisation's token must name the workspace (`team_id`), and nothing of another workspace
+        (a channel, a person) exists for a token."""
+        if method.startswith("oauth.") or not self.grants:
+            return None
+        grant = self.grants.get(token or "")
+        if grant is None:
+            return {"ok": False, "error": "invalid_auth"}
+        if grant.revoked:
+            return {"ok": False, "error": "token_revoked"}
+        if grant.expires_at is not None and grant.expires_at <= time.time():
+            return {"ok": False, "error": "token_expired"}
+        if method == "auth.test":
+            return None
+        team = grant.team
+        if grant.org:
+            team = str(args.get("team_id") or "")
+            if not team:
+                return {"ok": False, "error": "invalid_arguments",
+                        "response_metadata": {"messages": ["[ERROR] missing required field: team_id (organisation token)"]}}
+            if self.team_orgs.get(team) != grant.enterprise:
+                return {"ok": False, "error": "team_access_not_granted"}
+        for name in ("channel", "channel_id"):
+            channel = str(args.get(name) or "")
+            if channel and self.team_of_channel(channel) not in (team, None):
+                return {"ok": False, "error": "channel_not_found"}
+        for name in ("user", "users", "user_id"):
+            person = self.users.get(str(args.get(name) or ""))
+            if person is not None and person["team_id"] != team:
+                return {"ok": False, "error": "user_not_found"}
+        return None
+
+    def team_of_channel(self, channel: str) -> str | None:
+        """A channel's workspace: its `team` in `channels`, a DM's person's, else unknown (None: any)."""
+        if channel.startswith(("D", "U")) and channel.lstrip("D") in self.users:
+            return str(self.users[channel.lstrip("D")]["team_id"])
+        return self.channels.get(channel, {}).get("team")
+
+    def _oauth_v2_access(self, args: dict) -> dict:
+        """The code of one consent, once, for this app's id and secret; with rotation, a bot token
+        that lasts 12 hours and a refresh token that works once."""
+        if args.get("client_id") != CLIENT_ID:
+            return {"ok": False, "error": "invalid_client_id"}
+        if args.get("client_secret") != CLIENT_SECRET:
+            return {"ok": False, "error": "bad_client_secret"}
+        if args.get("grant_type") == "refresh_token":
+            old = self.refresh_tokens.pop(str(args.get("refresh_token", "")), None)
+            if old is None:
+                return {"ok": False, "error": "invalid_refresh_token"}
+            was = self.grants[old]
+            token, refresh = self._issue(Grant(was.team, was.enterprise, was.org, was.bot_user))
+            return {"ok": True, "access_token": token, "token_type": "bot", "expires_in": ROTATED_LIFETIME,
+                    "refresh_token": refresh, "scope": ",".join(sorted(self.scopes))}
+        code = str(args.get("code", ""))
+        if code not in self.codes or self.codes[code].app != args["client_id"]:
+            return {"ok": False, "error": "invalid_code"}
+        grant = self.codes.pop(code)
+        token, refresh = self._issue(grant)
+        answer: dict[str, Any] = {
+            "ok": True, "app_id": "A0APP", "authed_user": {"id": "U0INSTALLER"}, "scope": ",".join(sorted(self.scopes)),
+            "token_type": "bot", "access_token": token, "bot_user_id": grant.bot_user,
+            "team": None if grant.org else {"id": grant.team, "name": f"Workspace {grant.team}"},
+            "enterprise": {"id": grant.enterprise, "name": f"Organisation {grant.enterprise}"} if grant.enterprise else None,
+            "is_enterprise_install": grant.org,
+        }
+        if refresh is not None:
+            answer |= {"expires_in": ROTATED_LIFETIME, "refresh_token": refresh}
+        return answer
+
+    def _issue(self, grant: Grant) -> tuple[str, str | None]:
+        self.issued += 1
+        token = f"xoxb-{grant.team or grant.enterprise}-{self.issued}"
+        if self.rotation:
+            token = f"xoxe.xoxb-1-{grant.team or grant.enterprise}-{self.issued}"
+            grant.expires_at = time.time() + ROTATED_LIFETIME
+            grant.refresh = f"xoxe-1-refresh-{self.issued}"
+            self.refresh_tokens[grant.refresh] = token
+        self.grants[token] = grant
+        return token, grant.refresh
+
+    def revoke(self, team: str | None = None, enterprise: str | None = None) -> None:
+        """The workspace (or organisation) uninstalled the app: its tokens stop working."""
+        for grant in self.grants.values():
+            if (team and grant.team == team) or (enterprise and grant.org and grant.enterprise == enterprise):
+                grant.revoked = True
+
     def _needed_scope(self, method: str, described: dict[str, Any], args: dict[str, Any]) -> str | None:
         """The bot scope this call needs: by the kind of conversation for the methods that look at one."""
         if method in ("conversations.info", "conversations.members"):
@@ -240,8 +370,15 @@ class FakeSlack:
         return scopes[0] if scopes else None
 
     def _auth_test(self, args: dict) -> dict:
-        return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
-                "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT", "is_enterprise_install": False}
+        """Per token: the workspace (or organisation) and bot user its installation gave."""
+        grant = self.grants.get(str(args.get("_token") or ""))
+        if grant is None:
+            return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "roombot",
+                    "team_id": TEAM, "user_id": BOT_USER, "bot_id": "B0BOT", "is_enterprise_install": False}
+        place = grant.enterprise if grant.org else grant.team
+        return {"ok": True, "url": f"https://{place}.slack.com/", "team": f"Workspace {place}", "user": "roombot",
+                "team_id": place, "user_id": grant.bot_user, "bot_id": "B" + grant.bot_user[1:],
+                "enterprise_id": grant.enterprise, "is_enterprise_install": grant.org}
 
     def posted(self, channel: str | None = None) -> list[dict[str, Any]]:
         """Messages that chat.postMessage accepted (to `channel` when given)."""

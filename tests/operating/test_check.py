@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from bot.check import REQUIRED_SCOPES, log_failures
+from bot.check import log_failures
 from bot.cli import main
 from bot.config import load_settings
+from bot.scopes import REQUIRED_SCOPES
 from tests.conftest import bot_env
 from tests.fakes.albert import BOOTSTRAP, FakeAlbert
 from tests.fakes.ds import FakeDS

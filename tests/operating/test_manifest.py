@@ -71,6 +71,6 @@ def test_manifest_unfurls_the_domains_of_room_and_dossier_links(manifest: dict):
 
 
 def test_check_asks_for_the_scopes_the_manifest_declares(manifest: dict):
-    from bot.check import REQUIRED_SCOPES
+    from bot.scopes import REQUIRED_SCOPES
 
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == REQUIRED_SCOPES

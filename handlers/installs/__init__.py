@@ -1,0 +1,1 @@
+"""What the app does when a workspace removes it."""
