@@ -17,14 +17,17 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 from slack_sdk.errors import SlackApiError
+from slack_sdk.oauth.installation_store import Installation
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import advice
 from bot.config import Settings
 from bot.inference import WARN_DAYS, inference
+from bot.installations import InstallationStore
 from bot.redis_server import open_redis
 from bot.requirements import unset_line
 from bot.scopes import REQUIRED_SCOPES
-from bot.slack_app import slack_client
+from bot.slack_app import configure_slack_client, slack_client
 from bot.tables import clean
 from bot.wiring import dossier_service, room_service
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
@@ -50,13 +53,13 @@ class Result:
         return f"{mark} {self.part}: {self.says}"
 
 
-Check = Callable[[], Awaitable[Result]]
+Check = Callable[[], Awaitable[Result | list[Result]]]
 
 
 async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str | None = None) -> list[Result]:
     checks: list[tuple[str, Check]] = [
         ("Redis", lambda: _redis(redis, settings)),
-        ("Slack", lambda: _slack(settings)),
+        ("Slack", (lambda: _installations(settings, redis)) if settings.oauth else (lambda: _slack(settings))),
         ("room service", lambda: _rooms(settings, as_email)),
     ]
     if settings.ds_api_token or settings.digest_channel or settings.digest_demarches:
@@ -66,7 +69,8 @@ async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str
     results = []
     for part, check in checks:
         try:
-            results.append(await check())
+            found = await check()
+            results += found if isinstance(found, list) else [found]
         except Exception:  # a check that breaks is a ✗ too, never a traceback on the operator's screen
             log.exception("the %s check broke", part)
             results.append(Result(part, False, "could not be checked: an unexpected error, logged above"))
@@ -135,6 +139,54 @@ async def _slack(settings: Settings) -> Result:
             return Result("Slack", False, f"Slack refuses SLACK_APP_TOKEN ({error.response.get('error')}): make an "
                                           "app-level token with the connections:write scope")
     return Result("Slack", True, f"bot {answer.get('user')} in {answer.get('team')}, every scope granted")
+
+
+async def _installations(settings: Settings, redis: aioredis.Redis) -> list[Result]:
+    """OAuth installs: the app's credentials (an exchange of a code that does not exist is refused
+    as `invalid_code` only once the id and secret are right), then each installation's token."""
+    needed = ("slack_signing_secret", "token_encryption_key") if not settings.socket_mode else ("token_encryption_key",)
+    if settings.missing(*needed):
+        return [Result("Slack", False, "OAuth installs (SLACK_CLIENT_ID), " + _unset(settings, *needed))]
+    assert settings.slack_client_id and settings.slack_client_secret
+    client = configure_slack_client(AsyncWebClient(), settings)
+    try:
+        await client.oauth_v2_access(client_id=settings.slack_client_id, client_secret=settings.slack_client_secret.get_secret_value(),
+                                     code="roombot-check")
+    except SlackApiError as error:
+        code = str(error.response.get("error"))
+        if code in ("invalid_client_id", "bad_client_secret"):
+            return [Result("Slack", False, f"Slack refuses the app's credentials ({code}): copy SLACK_CLIENT_ID and "
+                                           "SLACK_CLIENT_SECRET from the app's Basic Information page")]
+    except Exception as error:
+        return [Result("Slack", False, advice.slack(error, settings))]
+    try:
+        installations = await InstallationStore(redis, settings.secret_box).all()
+    except RedisError as error:
+        return [Result("Slack", False, advice.redis_problem(error, settings))]
+    results = [Result("Slack", True, f"OAuth installs of app {settings.slack_client_id}: {len(installations)} installation(s)"
+                                     + ("" if installations else "; install it from /slack/install"), warning=not installations)]
+    for installation in installations:
+        results.append(await _installed(client, installation))
+    return results
+
+
+async def _installed(client: AsyncWebClient, installation: Installation) -> Result:
+    org = bool(installation.is_enterprise_install)
+    place = f"organisation {installation.enterprise_id}" if org else f"workspace {installation.team_id}"
+    part = f"Slack {place} ({clean(installation.enterprise_name if org else installation.team_name or '')})"
+    try:
+        answer = await client.auth_test(token=installation.bot_token)
+    except SlackApiError as error:
+        code = str(error.response.get("error"))
+        return Result(part, False, f"its token is refused ({code}): someone there removed the app; it can be installed "
+                                   "again from /slack/install")
+    except Exception as error:
+        return Result(part, False, f"could not be checked: {type(error).__name__}")
+    granted = {s.strip() for s in str(answer.headers.get("x-oauth-scopes", "")).split(",") if s.strip()}
+    missing = sorted(REQUIRED_SCOPES - granted)
+    if missing:
+        return Result(part, False, f"installed without the scopes {', '.join(missing)}: reinstall it from /slack/install")
+    return Result(part, True, f"bot {answer.get('user')}, every scope granted")
 
 
 async def _rooms(settings: Settings, as_email: str | None) -> Result:
