@@ -277,6 +277,11 @@ class Workspaces:
         self._rotation = rotation
         self._redis = redis
 
+    async def enterprise_of(self, team_id: str) -> str | None:
+        if self._store is None or not team_id:
+            return None
+        return next((place.id for place in await self._store.places(None, team_id) if place.kind == "org"), None)
+
     async def forget(self, enterprise_id: str | None, team_id: str | None) -> tuple[list[str], int]:
         """The app was removed from a workspace (`team_id`) or an organisation (`team_id` None):
         its installation and every workspace's data go. The workspaces forgotten, and how many

@@ -105,7 +105,6 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         workspaces=workspaces,
         digests=digests,
         dossier_host=urlsplit(str(settings.ds_api_url)).hostname,
-        dossier_teams=frozenset(settings.ds_api_token_teams) if settings.oauth else None,
     )
     register_listeners(app, services)
     responses.register(app, http)
@@ -175,7 +174,8 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
     async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
         rooms = room_service(settings)
         stack.push_async_callback(rooms.aclose)
-        digests = await stack.enter_async_context(digest_job(settings, redis, None)) if settings.ds_api_token else None
+        with_digests = settings.ds_api_token is not None or settings.oauth  # OAuth: workspaces may bring their own token
+        digests = await stack.enter_async_context(digest_job(settings, redis, None)) if with_digests else None
         runtime = build_app(settings, redis, rooms, digests=digests)
         stack.push_async_callback(runtime.aclose)
         if digests is not None:

@@ -10,12 +10,15 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
+from pydantic import SecretStr
 
 from bot.config import Settings
 from bot.inference import inference
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
+from clients.dossiers.accounts import DossierAccount, DossierAccounts, WorkspaceTokens
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore
+from clients.dossiers.errors import DemarcheNotFound, DossierServiceError
 from clients.dossiers.previews import PREVIEW_TTL, DossierPreviews
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
@@ -32,11 +35,20 @@ def room_service(settings: Settings) -> RoomService:
     return RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
 
 
-def dossier_service(settings: Settings, redis: aioredis.Redis) -> DossierService:
-    """One allowance per token, shared by every process through Redis (named by a hash of the token)."""
-    assert settings.ds_api_token is not None
-    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(settings.ds_api_token.get_secret_value(), 16))
-    return DossierService(str(settings.ds_api_url), settings.ds_api_token, limiter=limiter)
+def dossier_service(settings: Settings, redis: aioredis.Redis, token: SecretStr | None = None) -> DossierService:
+    """One allowance per token (DS_API_TOKEN's by default), shared by every process through Redis
+    (named by a hash of the token)."""
+    token = token or settings.ds_api_token
+    assert token is not None
+    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(token.get_secret_value(), 16))
+    return DossierService(str(settings.ds_api_url), token, limiter=limiter)
+
+
+def dossier_account(service: DossierService, redis: aioredis.Redis, settings: Settings, *, caches: str = "") -> DossierAccount:
+    """A token's clients. `caches` names a workspace token's own caches of who may read what."""
+    access = DemarcheAccess(service, JsonCache(redis, f"ds-members{caches}", MEMBERS_TTL))
+    return DossierAccount(DossierCounter(service, redis, late_days=settings.digest_late_days), access,
+                          DossierPreviews(service, JsonCache(redis, f"ds-dossier{caches}", PREVIEW_TTL), access))
 
 
 def digest_config(settings: Settings) -> DigestConfig:
@@ -50,12 +62,38 @@ def digest_config(settings: Settings) -> DigestConfig:
 async def digest_job(
     settings: Settings, redis: aioredis.Redis, workspaces: Workspaces | None, *, with_ai: bool = True
 ) -> AsyncIterator[DigestJob]:
-    settings.require("ds_api_token", to="to read the dossier service")
-    service = dossier_service(settings, redis)
+    """The digest job over DS_API_TOKEN; with OAuth installs, over each workspace's token too
+    (DS_API_TOKEN then optional), their clients closed with the job."""
+    if not settings.oauth:
+        settings.require("ds_api_token", to="to read the dossier service")
     async with contextlib.AsyncExitStack() as stack:
-        stack.push_async_callback(service.aclose)
+        operator = None
+        if settings.ds_api_token is not None:
+            service = dossier_service(settings, redis)
+            stack.push_async_callback(service.aclose)
+            operator = dossier_account(service, redis, settings)
+        accounts = None
+        if settings.oauth:
+            async def make(token: SecretStr) -> DossierAccount:
+                service = dossier_service(settings, redis, token)
+                stack.push_async_callback(service.aclose)
+                return dossier_account(service, redis, settings, caches=":" + hashed(token.get_secret_value(), 16))
+
+            async def probe(token: SecretStr) -> str | None:
+                service = dossier_service(settings, redis, token)
+                try:
+                    await service.title(0)  # number 0 exists nowhere: a token that works hears "not found"
+                except DemarcheNotFound:
+                    return None
+                except DossierServiceError as error:
+                    return error.reason
+                finally:
+                    await service.aclose()
+                return None
+
+            accounts = DossierAccounts(WorkspaceTokens(redis, settings.secret_box), make, operator,
+                                       frozenset(settings.ds_api_token_teams), probe)
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
-        access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
-        counter = DossierCounter(service, redis, late_days=settings.digest_late_days)
-        previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
-        yield DigestJob(digest_config(settings), DigestStore(redis), counter, workspaces, access, ai.service if ai else None, previews)
+        yield DigestJob(digest_config(settings), DigestStore(redis), operator.counter if operator else None, workspaces,
+                        operator.access if operator else None, ai.service if ai else None,
+                        operator.previews if operator else None, accounts=accounts)

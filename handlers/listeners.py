@@ -4,6 +4,7 @@ from slack_bolt.async_app import AsyncApp
 
 from handlers import request_ids
 from handlers.digest import command as digest_command
+from handlers.home import settings as home_settings
 from handlers.home import tab as home_tab
 from handlers.home import upcoming as home_upcoming
 from handlers.installs import uninstall
@@ -25,6 +26,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     from_message.register(app, services)
     workflow_step.register(app, services)
     home_upcoming.register(app, services)
+    home_settings.register(app, services)
     room_previews.register(app, services)
     digest_command.register(app, services)
     uninstall.register(app, services)

@@ -25,6 +25,7 @@ class Profile:
     locale: str | None = None
     deleted: bool = False
     tz: str | None = None  # IANA name (`users.info` → `tz`): planned rooms are read and shown in it
+    is_admin: bool = False  # a workspace administrator or owner: sees Home's Settings
 
 
 class ProfileProblem(Exception):
@@ -52,6 +53,7 @@ async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, u
         locale=user.get("locale"),
         deleted=bool(user.get("deleted")),
         tz=user.get("tz") or None,
+        is_admin=bool(user.get("is_admin") or user.get("is_owner")),
     )
     await cache.put(asdict(profile), team_id, user_id)
     return profile

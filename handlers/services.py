@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
@@ -32,15 +31,3 @@ class Services:
     digests: DigestJob | None = None
     # the dossier service's web host (from DS_API_URL): its dossier links get previews
     dossier_host: str | None = None
-    # the workspaces (team or enterprise ids) the dossier-service token serves; None: every one
-    dossier_teams: frozenset[str] | None = None
-
-    def dossiers_for(self, body: dict[str, Any]) -> DigestJob | None:
-        """The digest job when the dossier-service token serves the request's workspace: with
-        OAuth installs, only those the operator named (DS_API_TOKEN_TEAMS) — a workspace's people
-        never read dossiers through a token given for others."""
-        if self.digests is None or self.dossier_teams is None:
-            return self.digests
-        team = body.get("team_id") or (body.get("team") or {}).get("id")
-        enterprise = body.get("enterprise_id") or (body.get("enterprise") or {}).get("id")
-        return self.digests if {team, enterprise} & self.dossier_teams else None

@@ -12,6 +12,9 @@ class Workspaces(Protocol):
     async def client(self, team_id: str | None) -> AsyncWebClient | None:
         """None when the app is not installed there (any more)."""
 
+    async def enterprise_of(self, team_id: str) -> str | None:
+        """The organisation of an organisation-wide installation's workspace; None otherwise."""
+
     async def forget(self, enterprise_id: str | None, team_id: str | None) -> tuple[list[str], int]:
         """The app was removed from a workspace, or from an organisation (`team_id` None): its
         installation and the data of each of its workspaces go. The workspaces, and how many keys."""

@@ -100,9 +100,9 @@ def event_body(event: dict, *, event_id: str = "Ev0001", team: str | None = TEAM
     })
 
 
-def interaction(kind: str, user: str = "U0ALICE", **fields: object) -> str:
+def interaction(kind: str, user: str = "U0ALICE", *, team: str = TEAM, **fields: object) -> str:
     return urlencode({"payload": json.dumps({
-        "type": kind, "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0APP",
+        "type": kind, "team": {"id": team}, "user": {"id": user, "team_id": team}, "api_app_id": "A0APP",
         "trigger_id": new_trigger_id(), **fields})})
 
 

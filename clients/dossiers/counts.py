@@ -114,7 +114,7 @@ class DossierCounter:
         return await self._service.title(demarche)
 
     async def forget(self, demarche: int) -> None:
-        await self._redis.delete(_states(demarche), _meta(demarche))
+        await forget_records(self._redis, demarche)
 
     async def _full(self, demarche: int, since: dt.datetime | None, progress: Progress | None) -> DemarcheCounts:
         fresh = _states(demarche) + ":new"
@@ -214,6 +214,12 @@ class _Walk:
         whole = tally.whole()
         return DemarcheCounts(demarche, self.title, whole.by_state, len(self.deposits), full, needs=whole.needs,
                               groups=tally.groups())
+
+
+async def forget_records(redis: aioredis.Redis, demarche: int) -> None:
+    """The démarche's dossier records, whichever token counted them."""
+    await redis.delete(_states(demarche))
+    await redis.delete(_meta(demarche))
 
 
 def _states(demarche: int) -> str:

@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError, RedisError
 
-from clients.dossiers.counts import DemarcheCounts
+from clients.dossiers.counts import DemarcheCounts, forget_records
 from clients.dossiers.records import Counted, Needs
 from clients.dossiers.subscriptions import Subscriptions
 from clients.redis_keys import key
@@ -45,6 +45,7 @@ class Outcome(StrEnum):
     ALREADY_POSTED = "already posted today"
     BUSY = "another process is posting it"
     PAUSED = "not posted: the channel refuses it"
+    NO_TOKEN = "not posted: no dossier-service token serves the workspace"
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,9 @@ class DigestStore:
         return int(count)
 
     async def forget(self, demarche: int) -> None:
-        """The démarche's daily counts, when nothing follows it any more."""
+        """The démarche's daily counts and its dossier records, when nothing follows it any more."""
         await self._redis.delete(_key(demarche, "days"))
+        await forget_records(self._redis, demarche)
 
     async def is_posted(self, day: dt.date, channel: str, part: str = "all") -> bool:
         return bool(await self._redis.exists(_day(day, channel, "posted", part)))

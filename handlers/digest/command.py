@@ -24,6 +24,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription
@@ -115,6 +116,7 @@ class Where:
     email: str
     lang: str
     team: str  # the workspace: a channel's subscriptions are its workspace's
+    account: DossierAccount  # the token that reads for it
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -128,16 +130,19 @@ def register(app: AsyncApp, services: Services) -> None:
         private_chat = str(command.get("channel_name", "")) == "directmessage" or str(command.get("channel_name", "")).startswith("mpdm-")
 
         async def work(email: str, lang: str) -> Message | None:
-            digests = services.dossiers_for(command)
+            digests = services.digests
             if digests is None:
-                return plain(text(lang, "digest_cmd.off" if services.digests is None else "digest_cmd.no_token_here"))
+                return plain(text(lang, "digest_cmd.off"))
             if request.problem is not None or request.verb == "help":
                 return _help(lang, digests, request)
+            account = await digests.account(asker.team_id, command.get("enterprise_id") or None)
+            if account is None:  # nothing is read for this workspace with a token given for others
+                return plain(text(lang, "digest_cmd.no_token_here"))
             if request.verb == "list":
-                return await _list(digests, asker.team_id, channel, lang)
+                return await _list(digests, account, asker.team_id, channel, lang)
             if private_chat:  # a digest is a team's: a DM has no team to post it to
                 return plain(text(lang, "digest_cmd.not_in_dm"))
-            where = Where(channel, asker.user_id, email, lang, asker.team_id)
+            where = Where(channel, asker.user_id, email, lang, asker.team_id, account)
             if request.verb == "subscribe":
                 return await _subscribe(client, digests, where, request)
             if request.verb == "unsubscribe":
@@ -200,7 +205,8 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     await digests.subscriptions.save(subscription)
     followed = numbers_text(tuple(accepted))
     if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
-        followed += " " + text(lang, "digest_cmd.group", group=await _group_label(digests, Followed(accepted[0], group=request.group)))
+        label = await _group_label(digests, where.account, Followed(accepted[0], group=request.group))
+        followed += " " + text(lang, "digest_cmd.group", group=label)
     await _announce(client, where, [
         *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=Mrkdwn(followed),
                 time=at.strftime("%H:%M"), zone=str(digests.zone))] if accepted else []),
@@ -219,7 +225,7 @@ async def _why_not(digests: DigestJob, number: int, where: Where, group: int | N
     if digests.allowed is not None and number not in digests.allowed:
         return text(lang, "digest_cmd.not_allowed", number=number)
     try:
-        membership = await digests.membership(number)
+        membership = await digests.membership(number, where.account)
     except DemarcheNotFound:
         return text(lang, "digest_cmd.unknown", number=number)
     except DemarcheForbidden:
@@ -240,7 +246,7 @@ async def _may_change(digests: DigestJob, subscription: Subscription, number: in
     if subscription.set_up_by(number) == where.user:
         return True
     try:
-        return (await digests.membership(number)).entitled(where.email)
+        return (await digests.membership(number, where.account)).entitled(where.email)
     except DossierServiceError:
         return False
 
@@ -291,13 +297,13 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
         log.warning("could not announce a digest change in its channel: %s", error.response.get("error"))
 
 
-async def _list(digests: DigestJob, team: str, channel: str, lang: str) -> Message:
+async def _list(digests: DigestJob, account: DossierAccount, team: str, channel: str, lang: str) -> Message:
     lines = []
     mine = await digests.subscriptions.get(team, channel)
     if mine is not None:
         entries = []
         for f in mine.follows:
-            group = " " + text(lang, "digest_cmd.group", group=await _group_label(digests, f)) if f.group is not None else ""
+            group = " " + text(lang, "digest_cmd.group", group=await _group_label(digests, account, f)) if f.group is not None else ""
             setter = f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else ""
             entries.append(f"n° {f.demarche}{group}{setter}")
         followed = ", ".join(entries)
@@ -312,10 +318,10 @@ async def _list(digests: DigestJob, team: str, channel: str, lang: str) -> Messa
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
-async def _group_label(digests: DigestJob, followed: Followed) -> str:
+async def _group_label(digests: DigestJob, account: DossierAccount, followed: Followed) -> str:
     """A followed group by its label, as the service names it (its number when that cannot be read)."""
     try:
-        label = (await digests.membership(followed.demarche)).groups.get(followed.group or 0, ("", frozenset()))[0]
+        label = (await digests.membership(followed.demarche, account)).groups.get(followed.group or 0, ("", frozenset()))[0]
     except DossierServiceError:
         label = ""
     return label or f"n° {followed.group}"
@@ -341,7 +347,7 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
     except DigestNotPosted as error:
         return plain(text(lang, "digest_cmd.not_posted", reason=str(error)))
     key = {Outcome.POSTED: "digest_cmd.posted", Outcome.ALREADY_POSTED: "digest_cmd.already", Outcome.BUSY: "digest_cmd.busy",
-           Outcome.PAUSED: "digest_cmd.refused_here"}
+           Outcome.PAUSED: "digest_cmd.refused_here", Outcome.NO_TOKEN: "digest_cmd.no_token_here"}
     return plain(text(lang, key[outcome]))
 
 

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.errors import SlackApiError
 
 from clients.dossiers.access import DemarcheAccess, Membership
+from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
@@ -75,11 +76,26 @@ class DigestConfig:
 class DigestJob:
     config: DigestConfig
     store: DigestStore
-    counter: DossierCounter
+    # the operator's token (DS_API_TOKEN); None with OAuth installs that serve only workspaces' own tokens
+    counter: DossierCounter | None
     workspaces: Workspaces | None  # posts with each workspace's client; None: counts only (a dry run)
-    access: DemarcheAccess
+    access: DemarcheAccess | None
     inference: InferenceService | None = None  # writes the optional AI line when configured
     previews: DossierPreviews | None = None  # dossier links' previews, with the same token
+    # with OAuth installs: which token reads for each workspace; None: the operator's, for every one
+    accounts: DossierAccounts | None = None
+
+    @property
+    def operators_account(self) -> DossierAccount | None:
+        if self.counter is None or self.access is None:
+            return None
+        return DossierAccount(self.counter, self.access, self.previews)
+
+    async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None:
+        """The token that reads for the workspace; None when none does (with OAuth installs)."""
+        if self.accounts is None:
+            return self.operators_account
+        return await self.accounts.for_team(team, enterprise)
 
     async def compute(
         self,
@@ -88,18 +104,22 @@ class DigestJob:
         *,
         demarches: Sequence[int] | None = None,
         fresh: bool = False,
+        account: DossierAccount | None = None,
     ) -> Digest:
         """Counts the démarches a few at a time (the token's allowance is shared through the rate
         limiter, so concurrency only fills each window faster); failures are kept aside. A démarche
-        another channel's digest counted within the run window is not counted again, unless `fresh`."""
+        another channel's digest counted within the run window is not counted again, unless `fresh`.
+        `account` reads, the operator's by default."""
         limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
+        reader = account or self.operators_account
+        assert reader is not None, "no dossier-service token to count with"
 
         async def one(number: int) -> DigestLine | DigestFailure:
             async with limit:
                 previous = await self.store.previous(number, before=day)
                 try:
-                    counts, reused = await self._count(number, day, previous, progress_for(number) if progress_for else None,
-                                                       fresh=fresh)
+                    counts, reused = await self._count(reader.counter, number, day, previous,
+                                                       progress_for(number) if progress_for else None, fresh=fresh)
                 except DossierServiceError as error:
                     level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
                     log.log(level, "démarche %s not counted: %s (%s)", number, text("en", f"digest.reason.{error.reason}"),
@@ -113,19 +133,19 @@ class DigestJob:
         return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
 
     async def _count(
-        self, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None, *, fresh: bool
+        self, counter: DossierCounter, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None, *, fresh: bool
     ) -> tuple[DemarcheCounts, bool]:
         """The démarche's counts, and whether they are another run's, reused."""
         async with self.store.counting(number, day):
             shared = None if fresh else await self.store.shared_count(number, day)
             if shared is not None:
                 return shared, True
-            counts = await self.counter.count(number, since=previous.at if previous else None, progress=progress)
+            counts = await counter.count(number, since=previous.at if previous else None, progress=progress)
             await self.store.record(counts, day)
             await self.store.share_count(counts, day)
             return counts, False
 
-    async def _for_groups(self, digest: Digest, sub: Subscription) -> Digest:
+    async def _for_groups(self, digest: Digest, sub: Subscription, account: DossierAccount) -> Digest:
         """A démarche followed for one groupe instructeur counts that group's dossiers only, named by
         its label; the day-to-day change and the trend are the whole démarche's, so they are left out."""
         lines = []
@@ -136,7 +156,7 @@ class DigestJob:
                 continue
             part = line.counts.groups.get(group) or Counted({state: 0 for state in STATES}, Needs())
             try:
-                label = (await self.membership(line.counts.number)).groups.get(group, (f"n° {group}", frozenset()))[0]
+                label = (await self.membership(line.counts.number, account)).groups.get(group, (f"n° {group}", frozenset()))[0]
             except DossierServiceError:
                 label = f"n° {group}"
             counts = replace(line.counts, by_state=part.by_state, needs=part.needs, groups={})
@@ -201,9 +221,12 @@ class DigestJob:
     def max_per_person(self) -> int:
         return self.config.max_per_person
 
-    async def membership(self, number: int) -> Membership:
-        """Who may follow the démarche; raises the service's refusal (unknown, not readable, down)."""
-        return await self.access.membership(number)
+    async def membership(self, number: int, account: DossierAccount | None = None) -> Membership:
+        """Who may follow the démarche, as `account` (the operator's by default) reads it; raises the
+        service's refusal (unknown, not readable, down)."""
+        reader = account or self.operators_account
+        assert reader is not None, "no dossier-service token to read with"
+        return await reader.access.membership(number)
 
     async def asked_by(self, day: dt.date, place: str, user: str | None = None) -> str | None:
         return await self.store.asked_by(day, place, user)
@@ -217,7 +240,6 @@ class DigestJob:
         operators = set(self.config.demarches)
         for number in demarches - operators:
             if not await self.subscriptions.followed_anywhere(number):
-                await self.counter.forget(number)
                 await self.store.forget(number)
 
     async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]:
@@ -263,12 +285,18 @@ class DigestJob:
             slack = await self.workspaces.client(sub.team)
             if slack is None:  # the workspace uninstalled the app: its subscriptions are being removed
                 return Outcome.PAUSED
+            enterprise = await self.workspaces.enterprise_of(sub.team)
+            account = self.operators_account if sub.operator else await self.account(sub.team, enterprise)
+            if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
+                log.warning("digest of %s not posted: no dossier-service token serves workspace %s", channel, sub.team)
+                return Outcome.NO_TOKEN
             refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
             if refusal is not None:
                 return await self._refused(slack, day, sub, refusal)
             urgent = URGENT.set(sub.operator)
             try:
-                digest = await self._for_groups(await self.compute(day, progress_for, demarches=sub.demarches, fresh=force), sub)
+                counted = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force, account=account)
+                digest = await self._for_groups(counted, sub, account)
             finally:
                 URGENT.reset(urgent)
             lang = self.config.language

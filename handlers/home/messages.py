@@ -33,9 +33,11 @@ def home_view(
     recent: list[Room],
     levels: list[AccessLevel],
     upcoming: list[Block] | None = None,
+    settings: list[Block] | None = None,
 ) -> View:
     """`rooms` is None when they could not be read; `notices` say what just happened (or went
-    wrong); `recent` are the rooms the bot made for the person lately, shown first."""
+    wrong); `recent` are the rooms the bot made for the person lately, shown first; `settings`
+    (an administrator's) come last, kept whatever the number of rooms."""
     blocks: list[Block] = [
         HeaderBlock(text=text(lang, "list.title")),
         _new_room_control(lang, levels),
@@ -48,7 +50,8 @@ def home_view(
     blocks += upcoming or []
     if rooms is not None:
         blocks += _rooms(lang, rooms, recent, site)
-    return View(type="home", blocks=blocks[:MAX_VIEW_BLOCKS])
+    tail = settings or []
+    return View(type="home", blocks=blocks[:MAX_VIEW_BLOCKS - len(tail)] + tail)
 
 
 def _new_room_control(lang: str, levels: list[AccessLevel]) -> ActionsBlock:

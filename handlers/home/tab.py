@@ -15,6 +15,7 @@ from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
+from handlers.home.settings_view import settings_blocks
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who
 from handlers.planned.messages import upcoming_blocks, zone_named
@@ -78,8 +79,9 @@ async def publish_home(
     profile = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
     meetings = await services.meetings.upcoming(asker.team_id, asker.user_id, dt.datetime.now(dt.UTC))
     upcoming = upcoming_blocks(lang, zone_named(profile.tz if profile else None, services.zone), meetings, asker.user_id)
+    admin_part = await settings_blocks(services, asker, lang) if profile and profile.is_admin else []
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
-                     recent=recent, levels=await services.rooms.levels.offered(), upcoming=upcoming)
+                     recent=recent, levels=await services.rooms.levels.offered(), upcoming=upcoming, settings=admin_part)
     try:
         await client.views_publish(user_id=asker.user_id, view=view)
     except SlackApiError as error:

@@ -52,8 +52,9 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         rooms: dict[str, Room] = {}
         dossiers: dict[str, DossierFacts] = {}
-        dossier_job = services.dossiers_for(body)
-        previews = dossier_job.previews if dossier_job else None
+        account = await services.digests.account(str(body.get("team_id") or ""), body.get("enterprise_id")) \
+            if services.digests and dossier_links else None
+        previews = account.previews if account else None
 
         async def work(email: str, lang: str) -> None:
             for url, (demarche, number) in dossier_links.items():

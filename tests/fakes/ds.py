@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import datetime as dt
 import json
 import math
@@ -28,6 +29,7 @@ from starlette.routing import Route
 
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 TOKEN = "ds-token-secret-value"
+_TOKEN: contextvars.ContextVar[str] = contextvars.ContextVar("token", default=TOKEN)  # the request's, for its resolvers
 T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
 
 
@@ -87,6 +89,8 @@ class FakeDS:
     schema: GraphQLSchema
     demarches: dict[int, FakeDemarche] = field(default_factory=dict)
     token: str = TOKEN
+    # other valid tokens (another administrator's) → the démarches each reads; the rest is hidden to it
+    tokens: dict[str, set[int]] = field(default_factory=dict)
     token_expired: bool = False
     forbidden_network: bool = False
     out_of_scope: set[int] = field(default_factory=set)
@@ -104,6 +108,7 @@ class FakeDS:
     hostile: dict[int, str] = field(default_factory=dict)
     streamed: int = 0  # bytes of the "huge" page actually sent before the client hung up
     queries: list[dict[str, Any]] = field(default_factory=list)
+    asked_with: list[str] = field(default_factory=list)  # the token of each query, in order
     url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
@@ -151,7 +156,7 @@ class FakeDS:
 
     # --- resolvers -------------------------------------------------------------------------
     def demarche(self, number: int) -> dict[str, Any]:
-        if number in self.out_of_scope:
+        if number in self._hidden():
             raise GraphQLError("An object of type Demarche was hidden due to permissions", extensions={"code": "unauthorized"})
         demarche = self.demarches.get(number)
         if demarche is None:
@@ -185,7 +190,7 @@ class FakeDS:
         for demarche in self.demarches.values():
             for dossier in demarche.dossiers:
                 if dossier.number == number:
-                    if demarche.number in self.out_of_scope:
+                    if demarche.number in self._hidden():
                         raise GraphQLError("An object of type Dossier was hidden due to permissions",
                                            extensions={"code": "unauthorized"})
                     return self._node(demarche, dossier) | {"demarche": {"id": str(demarche.number), "number": demarche.number,
@@ -242,14 +247,23 @@ class FakeDS:
             yield chunk
         yield b'{"number": 2, "state": "refuse"}]}}}}'
 
+    def _hidden(self) -> set[int]:
+        """The démarches the request's token may not read."""
+        token = _TOKEN.get()
+        if token in self.tokens:
+            return set(self.demarches) - self.tokens[token]
+        return self.out_of_scope
+
     # --- HTTP ------------------------------------------------------------------------------
     def asgi(self) -> Starlette:
         return Starlette(routes=[Route("/api/v2/graphql", self._endpoint, methods=["POST"])])
 
     async def _endpoint(self, request: Request) -> Response:
         header = request.headers.get("authorization", "")
-        if header.removeprefix("Bearer ").removeprefix("token=") != self.token:
+        token = header.removeprefix("Bearer ").removeprefix("token=")
+        if token != self.token and token not in self.tokens:
             return _errors(403, "Without a token, only persisted queries are allowed", "forbidden")
+        _TOKEN.set(token)
         if self.token_expired:
             return _errors(401, "Token expired", "unauthorized")
         if self.forbidden_network:
@@ -272,6 +286,7 @@ class FakeDS:
         except ValueError:
             return _errors(400, "JSON parse error", "bad_request")
         self.queries.append(body)
+        self.asked_with.append(token)
         delay = self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
         if delay:
             await asyncio.sleep(delay)

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from bot.config import Settings
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
-from tests.conftest import Bot, make_digest_job, start_bot, text_of
+from tests.conftest import Bot, start_bot, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import install, oauth_settings, room_command
@@ -143,21 +143,3 @@ async def test_a_revoked_bot_token_is_an_uninstall_but_people_tokens_are_not(bot
     assert await bot.runtime.workspaces.client("T0AAA") is None
     assert await bot.runtime.workspaces.client("T0BBB") is not None
 
-
-async def test_the_operators_dossier_token_serves_only_the_workspaces_named(meet: FakeMeet, slack: FakeSlack, redis: aioredis.Redis,
-                                                                            ds) -> None:
-    settings = oauth_settings(meet, slack, ds_api_url=ds.url, ds_api_token=ds.token, ds_api_token_teams="T0AAA")
-    job, service = make_digest_job(settings, redis, ds, None)
-    async for bot in start_bot(settings, redis, slack, digests=job):
-        await install(bot, slack, "T0AAA")
-        await install(bot, slack, "T0BBB")
-        for user, team in (("U0ANNE", "T0AAA"), ("U0BRUNO", "T0BBB")):
-            slack.add_user(user, f"{user[2:].lower()}@example.gouv.fr", team=team, locale="en-US")
-        named = await room_command(bot, "list", "U0ANNE", "T0AAA", command="/digest")
-        other = await room_command(bot, "list", "U0BRUNO", "T0BBB", command="/digest")
-        assert "not set up for this workspace" not in text_of(named)
-        assert "not set up for this workspace" in text_of(other) and "DS_API_TOKEN_TEAMS" in text_of(other)
-        queried = len(ds.queries)
-        await room_command(bot, "subscribe 101", "U0BRUNO", "T0BBB", command="/digest")
-        assert len(ds.queries) == queried  # nothing read with a token given for other workspaces
-    await service.aclose()

@@ -1,0 +1,107 @@
+"""Home's Settings, for workspace administrators when the bot serves many workspaces: which
+dossier-service token reads for this workspace, and a way to give, replace or remove its own.
+
+A token is tried on the service before it is kept (within the 3 s Slack gives a modal's answer),
+kept sealed, and never shown again; whether the person is an administrator is asked of Slack
+again when they submit or remove, never taken from the view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from typing import Any
+
+from pydantic import SecretStr
+from redis.exceptions import RedisError
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from handlers.blocks import plain
+from handlers.home.settings_view import (
+    CHECK_SECONDS,
+    MAX_TOKEN,
+    REMOVE_TOKEN,
+    SET_TOKEN,
+    TOKEN_INPUT,
+    TOKEN_MODAL,
+    accounts_of,
+    token_modal,
+)
+from handlers.home.tab import publish_home
+from handlers.i18n import text
+from handlers.on_behalf import language_quickly, who
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def give(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        lang = await language_quickly(services, client, who(body))
+        try:
+            await client.views_open(trigger_id=body["trigger_id"], view=token_modal(lang))
+        except SlackApiError as error:
+            log.warning("the token modal did not open: %s", error.response.get("error"))
+
+    async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
+        asker = who(body)
+        lang = await language_quickly(services, client, asker)
+        value = (((view.get("state") or {}).get("values") or {}).get(TOKEN_INPUT) or {}).get(TOKEN_INPUT) or {}
+        token = str(value.get("value") or "").strip()
+        accounts = accounts_of(services)
+        if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
+            await ack(response_action="errors", errors={TOKEN_INPUT: text(lang, "settings.malformed")})
+            return
+        try:
+            admin, refused = await asyncio.wait_for(
+                asyncio.gather(_admin_now(client, asker.user_id), accounts.probe(SecretStr(token))), CHECK_SECONDS)
+        except TimeoutError:
+            await ack(response_action="errors", errors={TOKEN_INPUT: text(lang, "settings.too_slow")})
+            return
+        problem = None if admin else text(lang, "settings.not_admin")
+        if admin and refused is not None:
+            problem = text(lang, "settings.refused", reason=text(lang, f"digest.reason.{refused}"))
+        if problem is None:
+            try:
+                await accounts.tokens.keep(asker.team_id, SecretStr(token), asker.user_id, dt.datetime.now(dt.UTC))
+            except RedisError:
+                problem = text(lang, "settings.unavailable")
+        if problem is not None:
+            await ack(response_action="errors", errors={TOKEN_INPUT: problem})
+            return
+        await ack()
+        log.info("workspace %s was given its own dossier-service token", asker.team_id)
+        await publish_home(services, client, asker, said=plain(text(lang, "settings.kept")))
+
+    async def remove(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        asker = who(body)
+        lang = await language_quickly(services, client, asker)
+        accounts = accounts_of(services)
+        if accounts is None:
+            return
+        if not await _admin_now(client, asker.user_id):
+            said = text(lang, "settings.not_admin")
+        elif await accounts.tokens.remove(asker.team_id):
+            log.info("workspace %s removed its own dossier-service token", asker.team_id)
+            said = text(lang, "settings.removed")
+        else:
+            return  # a second click: the first removed it and said so
+        await publish_home(services, client, asker, said=plain(said))
+
+    app.action(SET_TOKEN)(give)
+    app.view(TOKEN_MODAL)(submitted)
+    app.action(REMOVE_TOKEN)(remove)
+
+
+async def _admin_now(client: AsyncWebClient, user: str) -> bool:
+    """Asked of Slack, not of the profile cache: a demoted administrator changes nothing."""
+    try:
+        found = (await client.users_info(user=user)).get("user") or {}
+    except SlackApiError:
+        return False
+    return bool(found.get("is_admin") or found.get("is_owner"))
