@@ -69,8 +69,8 @@ def callbacks(default_language: str) -> AsyncCallbackOptions:
         org = bool(found.is_enterprise_install)
         where = (found.enterprise_name if org else found.team_name) or ""
         body = file_text(lang, "install.ok_org" if org else "install.ok", app=APP_NAME, team=where)
-        team = found.team_id or found.enterprise_id or ""
-        link = f"https://slack.com/app_redirect?app={found.app_id or ''}&team={team}"
+        # an organisation's install has no one workspace to open: Slack asks which
+        link = f"https://slack.com/app_redirect?app={found.app_id or ''}" + ("" if org else f"&team={found.team_id}")
         return _html(200, page(lang, "install.title_ok", body, (link, file_text(lang, "install.open_slack"))))
 
     async def failure(args: AsyncFailureArgs) -> BoltResponse:

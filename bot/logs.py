@@ -20,6 +20,7 @@ from clients.telemetry import REQUEST_ID
 _PRIVATE = re.compile(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail addresses
     r"|\bxox[abeprs]-[\w-]+|\bxapp-[\w-]+"  # Slack tokens
+    r"|(?<=with code: )\S+|(?<='code': ')[^']+"  # OAuth codes, as Bolt and slack_sdk log them
 )
 
 

@@ -5,16 +5,18 @@ workspace's requests answered with its own token — and the callbacks an attack
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import redis.asyncio as aioredis
 
+from bot import logs
 from bot.config import Settings
 from tests.conftest import Bot, start_bot, text_of
 from tests.fakes.meet import FakeMeet
-from tests.fakes.slack import FakeSlack
+from tests.fakes.slack import CLIENT_SECRET, FakeSlack
 from tests.installs.oauth import install, oauth_settings, room_command, start_install
 from tests.slack_requests import command_body
 
@@ -63,6 +65,9 @@ async def test_an_installed_workspace_is_answered_with_its_own_token(bot: Bot, s
 async def test_english_readers_get_the_page_in_english(bot: Bot, slack: FakeSlack) -> None:
     page = await install(bot, slack, "T0AAA", language="en-GB,en;q=0.9")
     assert "Salles de visio is installed in Workspace T0AAA" in page.text and '<html lang="en">' in page.text
+    assert "`" not in page.text  # a web page, not Slack's mrkdwn
+    org = await install(bot, slack, None, enterprise="E0ORG", org=True, language="en")
+    assert "installed for every workspace of Organisation E0ORG" in org.text and "app_redirect?app=A0APP\"" in org.text
 
 
 async def test_a_denied_consent_says_nothing_was_installed(bot: Bot, slack: FakeSlack, redis: aioredis.Redis) -> None:
@@ -170,3 +175,23 @@ async def test_install_answers_when_redis_is_gone(settings: Settings, slack: Fak
     async for bot in start_bot(settings, dead, slack):
         page = await bot.http.get("/slack/install", headers={"accept-language": "en"})
         assert page.status_code == 503 and "could not be saved on the bot" in page.text
+
+
+@pytest.mark.parametrize("json_lines", [True, False])
+async def test_no_code_token_or_secret_in_the_log_even_at_debug(meet: FakeMeet, slack: FakeSlack, redis: aioredis.Redis,
+                                                                 restore_logging, monkeypatch, json_lines: bool) -> None:
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    logs.configure("DEBUG", json_lines=json_lines)
+    slack.rotation = True
+    for secret in ("a-wrong-secret", CLIENT_SECRET):  # a misconfiguration first, logged; then the install
+        async for bot in start_bot(oauth_settings(meet, slack, slack_client_secret=secret), redis, slack):
+            state = await start_install(bot)
+            code = slack.consent("T0AAA")
+            await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": state})
+            assert code not in stream.getvalue()
+    written = stream.getvalue()
+    assert "oauth.v2.access" in written and "bad_client_secret" in written  # DEBUG was on, the failure is told
+    [token] = slack.grants
+    secrets = [token, *slack.refresh_tokens, CLIENT_SECRET, "a-wrong-secret", state]
+    assert [secret for secret in secrets if secret in written] == []
