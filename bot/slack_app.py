@@ -4,7 +4,8 @@ builds it with every client `serve` and the shell need, and closes them in order
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -121,12 +122,26 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
 def single_workspace_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:
     """SLACK_BOT_TOKEN: one workspace, one token."""
     assert settings.slack_bot_token is not None
-    app = AsyncApp(name="roombot", token=settings.slack_bot_token.get_secret_value(), request_verification_enabled=False)
+    with _bolt_blind_to_oauth_variables():
+        app = AsyncApp(name="roombot", token=settings.slack_bot_token.get_secret_value(), request_verification_enabled=False)
     # Bolt builds its client from the token (handing it one of ours makes it warn at every start
     # when SLACK_BOT_TOKEN is in the environment); per-request clients copy its settings.
     configure_slack_client(app.client, settings)
     app.client.session = slack_session()  # per-request clients take it from here
     return app, Workspaces(app.client, redis=redis)
+
+
+@contextlib.contextmanager
+def _bolt_blind_to_oauth_variables() -> Iterator[None]:
+    """Bolt turns itself into an OAuth app, with a file store, whenever SLACK_CLIENT_ID and
+    SLACK_CLIENT_SECRET are in the environment — also beside SLACK_BOT_TOKEN, which then goes
+    unused and every request is refused. A single bot token must mean one workspace: Bolt does
+    not see them while it is built."""
+    saved = {name: os.environ.pop(name) for name in ("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET") if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def oauth_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:

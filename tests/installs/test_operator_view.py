@@ -46,3 +46,15 @@ async def test_oauth_installs_need_an_encryption_key(meet: FakeMeet, slack: Fake
         settings.require_for("serve")
     [slack_line] = [result for result in await run_checks(settings, redis) if result.part == "Slack"]
     assert not slack_line.ok and "TOKEN_ENCRYPTION_KEY" in slack_line.says
+
+
+async def test_a_bot_token_beside_oauth_variables_in_the_environment_stays_one_workspace(
+        monkeypatch: pytest.MonkeyPatch, settings, redis: aioredis.Redis, slack: FakeSlack, alice: str) -> None:
+    """Bolt reads SLACK_CLIENT_ID and SLACK_CLIENT_SECRET from the environment by itself: without
+    care, the bot token is ignored and every request is refused as "not installed"."""
+    monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", "fake-client-secret")
+    async for bot in start_bot(settings, redis, slack):
+        assert bot.runtime.app.oauth_flow is None
+        reply = await bot.reply("new")
+        assert "ready" in reply["text"] and {call.token for call in slack.called("users.info")} == {"xoxb-test-bot-token"}
