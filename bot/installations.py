@@ -15,8 +15,6 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +39,8 @@ log = logging.getLogger(__name__)
 STATE_SECONDS = 600  # an "Add to Slack" link is good for ten minutes, once
 ROTATE_MINUTES = 120  # a rotating token is refreshed when it has less than this left (Bolt's default)
 ROTATE_LOCK_SECONDS = 30
+LOCK_POLL = 0.05
+EXPIRED_WAIT_SECONDS = 2.0  # for a token already expired while another process refreshes it (inside the 3 s ack)
 INDEX = key("slack-installs")
 
 
@@ -93,13 +93,16 @@ class InstallationStore(AsyncInstallationStore):
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
         is_enterprise_install: bool | None = False,
     ) -> Installation | None:
+        """The workspace's own installation, else its organisation's (named by the request, or
+        known from an earlier one): one Redis read for a workspace's request."""
         if user_id is not None:
             return None  # only the bot's installation is kept; Bolt then uses it
-        for place in await self.places(enterprise_id, team_id, is_enterprise_install=bool(is_enterprise_install)):
-            found = await self.read(place)
+        if team_id and not is_enterprise_install:
+            found = await self.read(Place("team", team_id))
             if found is not None:
                 return found
-        return None
+        enterprise = enterprise_id or await self.org_of(team_id)
+        return await self.read(Place("org", enterprise)) if enterprise else None
 
     async def async_find_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False,
@@ -127,16 +130,9 @@ class InstallationStore(AsyncInstallationStore):
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await self.async_delete_installation(enterprise_id=enterprise_id, team_id=team_id)
 
-    async def places(self, enterprise_id: str | None, team_id: str | None, *, is_enterprise_install: bool = False) -> list[Place]:
-        """Where to look, most particular first: the workspace's own installation, then its
-        organisation's (known from the request, or from an earlier one)."""
-        found = []
-        if team_id and not is_enterprise_install:
-            found.append(Place("team", team_id))
-        enterprise = enterprise_id or (as_text(await self._redis.get(key("slack-org-of", team_id))) if team_id else None)
-        if enterprise:
-            found.append(Place("org", enterprise))
-        return found
+    async def org_of(self, team_id: str | None) -> str | None:
+        """The organisation whose organisation-wide installation serves the workspace, once seen."""
+        return as_text(await self._redis.get(key("slack-org-of", team_id))) if team_id else None
 
     async def remember_member(self, enterprise_id: str, team_id: str) -> None:
         """A workspace of an organisation-wide installation: its background work (digests,
@@ -210,35 +206,33 @@ class Rotation:
         return bool(installation.bot_refresh_token) and expires is not None and expires - time.time() < self.minutes * 60
 
     async def fresh(self, installation: Installation) -> Installation | None:
-        """The installation with a token good for a while; None when no rotation was needed."""
+        """The installation with a token good for a while; None when no rotation was needed. Runs
+        before a request's ack: only the process that takes the lock calls Slack; the others go on
+        with the current token, still good for up to two hours, and wait (briefly) only once it
+        has expired."""
         if not self.due(installation):
             return None
         place = Place.of(installation)
-        async with self._locked(place) as mine:
-            current = await self._store.read(place) or installation
-            if not self.due(current):
-                return current  # another process rotated it meanwhile
-            if not mine:
-                return None  # it is still rotating: the current token is still good until its expiry
-            refreshed = await self._rotator.perform_token_rotation(installation=current, minutes_before_expiration=self.minutes)
-            if refreshed is not None:
-                await self._store.async_save(refreshed)
-                log.info("the bot token of %s was refreshed", place.name)
-            return refreshed
-
-    @asynccontextmanager
-    async def _locked(self, place: Place) -> AsyncIterator[bool]:
-        name = key("slack-rotate", place.kind, place.id)
-        deadline = time.monotonic() + ROTATE_LOCK_SECONDS
-        while not await self._redis.set(name, "1", nx=True, ex=ROTATE_LOCK_SECONDS):
-            if time.monotonic() > deadline:
-                yield False
-                return
-            await asyncio.sleep(0.05)
-        try:
-            yield True
-        finally:
-            await self._redis.delete(name)
+        lock = key("slack-rotate", place.kind, place.id)
+        if await self._redis.set(lock, "1", nx=True, ex=ROTATE_LOCK_SECONDS):
+            try:
+                current = await self._store.read(place) or installation
+                if not self.due(current):
+                    return current  # another process rotated it meanwhile
+                refreshed = await self._rotator.perform_token_rotation(installation=current, minutes_before_expiration=self.minutes)
+                if refreshed is not None:
+                    await self._store.async_save(refreshed)
+                    log.info("the bot token of %s was refreshed", place.name)
+                return refreshed
+            finally:
+                await self._redis.delete(lock)
+        if (installation.bot_token_expires_at or 0) > time.time():
+            return None
+        for _ in range(int(EXPIRED_WAIT_SECONDS / LOCK_POLL)):  # the lock is another process's: polled
+            if not await self._redis.exists(lock):
+                break
+            await asyncio.sleep(LOCK_POLL)
+        return await self._store.read(place)
 
 
 class Authorize(AsyncInstallationStoreAuthorize):
@@ -253,7 +247,7 @@ class Authorize(AsyncInstallationStoreAuthorize):
 
     async def __call__(self, *, context: AsyncBoltContext, enterprise_id: str | None, team_id: str | None,
                        user_id: str | None, **actor: Any) -> Any:
-        if enterprise_id and team_id and (enterprise_id, team_id) not in self._members:
+        if context.is_enterprise_install and enterprise_id and team_id and (enterprise_id, team_id) not in self._members:
             try:
                 await self._store.remember_member(enterprise_id, team_id)
                 self._members.add((enterprise_id, team_id))
@@ -278,9 +272,7 @@ class Workspaces:
         self._redis = redis
 
     async def enterprise_of(self, team_id: str) -> str | None:
-        if self._store is None or not team_id:
-            return None
-        return next((place.id for place in await self._store.places(None, team_id) if place.kind == "org"), None)
+        return await self._store.org_of(team_id) if self._store is not None else None
 
     async def forget(self, enterprise_id: str | None, team_id: str | None) -> tuple[list[str], int]:
         """The app was removed from a workspace (`team_id`) or an organisation (`team_id` None):

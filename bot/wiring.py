@@ -94,6 +94,5 @@ async def digest_job(
             accounts = DossierAccounts(WorkspaceTokens(redis, settings.secret_box), make, operator,
                                        frozenset(settings.ds_api_token_teams), probe)
         ai = await stack.enter_async_context(inference(settings, redis)) if settings.albert_api_key and with_ai else None
-        yield DigestJob(digest_config(settings), DigestStore(redis), operator.counter if operator else None, workspaces,
-                        operator.access if operator else None, ai.service if ai else None,
-                        operator.previews if operator else None, accounts=accounts)
+        yield DigestJob(digest_config(settings), DigestStore(redis), operator, workspaces, ai.service if ai else None,
+                        accounts=accounts)

@@ -191,6 +191,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
 
     from bot.wiring import digest_config
     from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
+    from clients.dossiers.accounts import DossierAccount
     from clients.dossiers.counts import DossierCounter
     from clients.dossiers.digest_store import DigestStore
     from clients.dossiers.rate_limit import RateLimiter
@@ -208,7 +209,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     from bot.installations import Workspaces
 
     workspaces = Workspaces(slack) if slack is not None else None
-    job = DigestJob(digest_config(settings), DigestStore(redis), counter, workspaces, access, inference, previews)
+    job = DigestJob(digest_config(settings), DigestStore(redis), DossierAccount(counter, access, previews), workspaces, inference)
     return job, service
 
 

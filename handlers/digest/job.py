@@ -16,12 +16,11 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError
 
-from clients.dossiers.access import DemarcheAccess, Membership
+from clients.dossiers.access import Membership
 from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
-from clients.dossiers.previews import DossierPreviews
 from clients.dossiers.rate_limit import URGENT
 from clients.dossiers.records import Counted, Needs
 from clients.dossiers.service import STATES
@@ -77,24 +76,16 @@ class DigestJob:
     config: DigestConfig
     store: DigestStore
     # the operator's token (DS_API_TOKEN); None with OAuth installs that serve only workspaces' own tokens
-    counter: DossierCounter | None
+    operator: DossierAccount | None
     workspaces: Workspaces | None  # posts with each workspace's client; None: counts only (a dry run)
-    access: DemarcheAccess | None
     inference: InferenceService | None = None  # writes the optional AI line when configured
-    previews: DossierPreviews | None = None  # dossier links' previews, with the same token
     # with OAuth installs: which token reads for each workspace; None: the operator's, for every one
     accounts: DossierAccounts | None = None
-
-    @property
-    def operators_account(self) -> DossierAccount | None:
-        if self.counter is None or self.access is None:
-            return None
-        return DossierAccount(self.counter, self.access, self.previews)
 
     async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None:
         """The token that reads for the workspace; None when none does (with OAuth installs)."""
         if self.accounts is None:
-            return self.operators_account
+            return self.operator
         return await self.accounts.for_team(team, enterprise)
 
     async def compute(
@@ -111,7 +102,7 @@ class DigestJob:
         another channel's digest counted within the run window is not counted again, unless `fresh`.
         `account` reads, the operator's by default."""
         limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
-        reader = account or self.operators_account
+        reader = account or self.operator
         assert reader is not None, "no dossier-service token to count with"
 
         async def one(number: int) -> DigestLine | DigestFailure:
@@ -186,7 +177,7 @@ class DigestJob:
                 return
             png, alt = chart
             await slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
-                                             title=text(self.config.language, "chart.title"), alt_txt=alt)
+                                        title=text(self.config.language, "chart.title"), alt_txt=alt)
         except SlackApiError as error:
             log.warning("digest chart not posted to %s: Slack said %s; the text trend stays", channel, error.response.get("error"))
             return
@@ -224,7 +215,7 @@ class DigestJob:
     async def membership(self, number: int, account: DossierAccount | None = None) -> Membership:
         """Who may follow the démarche, as `account` (the operator's by default) reads it; raises the
         service's refusal (unknown, not readable, down)."""
-        reader = account or self.operators_account
+        reader = account or self.operator
         assert reader is not None, "no dossier-service token to read with"
         return await reader.access.membership(number)
 
@@ -286,7 +277,7 @@ class DigestJob:
             if slack is None:  # the workspace uninstalled the app: its subscriptions are being removed
                 return Outcome.PAUSED
             enterprise = await self.workspaces.enterprise_of(sub.team)
-            account = self.operators_account if sub.operator else await self.account(sub.team, enterprise)
+            account = self.operator if sub.operator else await self.account(sub.team, enterprise)
             if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
                 log.warning("digest of %s not posted: no dossier-service token serves workspace %s", channel, sub.team)
                 return Outcome.NO_TOKEN

@@ -49,19 +49,21 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
-        lang = await language_quickly(services, client, asker)
+        # everything before the answer runs side by side: Slack waits 3 s for it, network included
+        language = asyncio.ensure_future(language_quickly(services, client, asker))
         value = (((view.get("state") or {}).get("values") or {}).get(TOKEN_INPUT) or {}).get(TOKEN_INPUT) or {}
         token = str(value.get("value") or "").strip()
         accounts = accounts_of(services)
         if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
-            await ack(response_action="errors", errors={TOKEN_INPUT: text(lang, "settings.malformed")})
+            await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.malformed")})
             return
         try:
             admin, refused = await asyncio.wait_for(
                 asyncio.gather(_admin_now(client, asker.user_id), accounts.probe(SecretStr(token))), CHECK_SECONDS)
         except TimeoutError:
-            await ack(response_action="errors", errors={TOKEN_INPUT: text(lang, "settings.too_slow")})
+            await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.too_slow")})
             return
+        lang = await language
         problem = None if admin else text(lang, "settings.not_admin")
         if admin and refused is not None:
             problem = text(lang, "settings.refused", reason=text(lang, f"digest.reason.{refused}"))

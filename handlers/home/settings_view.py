@@ -26,7 +26,7 @@ SET_TOKEN = "ds_token_set"
 REMOVE_TOKEN = "ds_token_remove"
 TOKEN_MODAL = "ds_token_modal"
 TOKEN_INPUT = "ds_token"
-CHECK_SECONDS = 2.0  # the service's answer and Slack's, inside the 3 s a modal's answer has
+CHECK_SECONDS = 1.5  # the service's answer and Slack's, inside the 3 s a modal's answer has (network included)
 MAX_TOKEN = 200
 
 

@@ -15,6 +15,7 @@ from bot.installations import Workspaces
 from bot.slack_app import configure_slack_client
 from bot.wiring import digest_config
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
+from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.errors import DemarcheNotFound
@@ -85,8 +86,9 @@ async def test_a_source_of_its_own_feeds_the_digest_counts_changes_and_rights(se
     config = digest_config(settings.model_copy(update={"digest_channel": CHANNEL, "digest_demarches": [NUMBER],
                                                        "default_language": "en"}))
     client = configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings)
-    job = DigestJob(config, DigestStore(redis), DossierCounter(typed, redis, now=lambda: clock["now"]), Workspaces(client),
-                    DemarcheAccess(typed, JsonCache(redis, "ds-members", MEMBERS_TTL)))
+    access = DemarcheAccess(typed, JsonCache(redis, "ds-members", MEMBERS_TTL))
+    job = DigestJob(config, DigestStore(redis), DossierAccount(DossierCounter(typed, redis, now=lambda: clock["now"]), access),
+                    Workspaces(client))
 
     assert await job.run(dt.date(2026, 3, 2)) is Outcome.POSTED
     first = text_of(slack.posted(CHANNEL)[-1])
@@ -103,5 +105,5 @@ async def test_a_source_of_its_own_feeds_the_digest_counts_changes_and_rights(se
     assert "*252* dossiers (+2 since the last digest, 3 deposited)" in second
     assert source.walks == ["all", "updated"]  # the second day reads what changed, not the whole export
 
-    assert await job.access.entitled(NUMBER, "ada@EXAMPLE.gouv.fr")
-    assert not await job.access.entitled(NUMBER, "eve@example.gouv.fr")
+    assert await access.entitled(NUMBER, "ada@EXAMPLE.gouv.fr")
+    assert not await access.entitled(NUMBER, "eve@example.gouv.fr")

@@ -161,6 +161,8 @@ async def test_a_rotating_token_is_refreshed_once_across_processes(settings: Set
         assert len(refreshes) == 1
         [new] = [token for token in slack.grants if token != old]
         assert {call.token for call in slack.called("users.info")} <= {old, new}
+        slack.add_user("U0ARNO", "arno@example.gouv.fr", team="T0AAA", locale="en-US")  # a request after the refresh
+        await room_command(second, "help", "U0ARNO", "T0AAA")
         assert slack.called("users.info")[-1].token == new
         renewed = await store.async_find_installation(enterprise_id=None, team_id="T0AAA")
         assert renewed is not None and renewed.bot_token == new
@@ -195,3 +197,29 @@ async def test_no_code_token_or_secret_in_the_log_even_at_debug(meet: FakeMeet, 
     [token] = slack.grants
     secrets = [token, *slack.refresh_tokens, CLIENT_SECRET, "a-wrong-secret", state]
     assert [secret for secret in secrets if secret in written] == []
+
+
+async def test_an_expired_token_waits_for_the_process_refreshing_it(redis: aioredis.Redis) -> None:
+    from slack_sdk.oauth.installation_store import Installation
+    from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
+
+    from bot.installations import InstallationStore, Rotation
+    from clients.secret_box import SecretBox
+
+    store = InstallationStore(redis, SecretBox())
+    expired = Installation(app_id="A0APP", team_id="T0AAA", bot_token="xoxe.xoxb-old", bot_refresh_token="xoxe-1-r",
+                           bot_token_expires_at=int(time.time()) - 5, user_id="U0INSTALLER")
+    await store.async_save(expired)
+    await redis.set("roombot:slack-rotate:team:T0AAA", "1", ex=30)  # another process is refreshing it
+    rotation = Rotation(redis, store, AsyncTokenRotator(client_id="x", client_secret="y"))  # must not be called
+
+    async def the_other_process() -> None:
+        await asyncio.sleep(0.2)
+        renewed = Installation(**{**expired.__dict__, "bot_token": "xoxe.xoxb-new", "bot_token_expires_at": int(time.time()) + 43200})
+        await store.async_save(renewed)
+        await redis.delete("roombot:slack-rotate:team:T0AAA")
+
+    other = asyncio.create_task(the_other_process())
+    fresh = await rotation.fresh(expired)
+    await other
+    assert fresh is not None and fresh.bot_token == "xoxe.xoxb-new"

@@ -152,3 +152,10 @@ async def test_dossier_links_are_previewed_with_the_workspaces_own_token_only(bo
     assert await submit(bot, B_TOKEN) == {}
     assert "*Aides B* · n° 202" in await preview("EvB2")
     assert set(ds.asked_with) == {B_TOKEN}
+
+
+async def test_a_service_too_slow_for_slacks_three_seconds_keeps_nothing(bot: Bot, ds: FakeDS, redis: aioredis.Redis) -> None:
+    ds.slow[0] = 2.0  # the probe asks for démarche 0; Slack waits 3 s for the whole answer
+    answer = await submit(bot, B_TOKEN)
+    assert "did not answer in time: nothing was changed" in answer["errors"]["ds_token"]
+    assert await redis.keys("roombot:ds-token:*") == []
