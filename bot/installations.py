@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 STATE_SECONDS = 600  # an "Add to Slack" link is good for ten minutes, once
 ROTATE_MINUTES = 120  # a rotating token is refreshed when it has less than this left (Bolt's default)
 ROTATE_LOCK_SECONDS = 30
+# how often a process writes again which organisation a workspace belongs to: an uninstall removes
+# it, a reinstall brings it back within this time without a Redis write on every request
+MEMBER_REFRESH = 600.0
 LOCK_POLL = 0.05
 EXPIRED_WAIT_SECONDS = 2.0  # for a token already expired while another process refreshes it (inside the 3 s ack)
 INDEX = key("slack-installs")
@@ -243,14 +246,20 @@ class Authorize(AsyncInstallationStoreAuthorize):
         super().__init__(logger=log, installation_store=store, cache_enabled=True)
         self._store = store
         self._rotation = rotation
-        self._members: set[tuple[str, str]] = set()
+        self._members: dict[tuple[str, str], float] = {}  # when each was last written
+
+    def forget_org(self, enterprise_id: str) -> None:
+        """This process writes the organisation's workspaces again from their next request."""
+        for pair in [pair for pair in self._members if pair[0] == enterprise_id]:
+            del self._members[pair]
 
     async def __call__(self, *, context: AsyncBoltContext, enterprise_id: str | None, team_id: str | None,
                        user_id: str | None, **actor: Any) -> Any:
-        if context.is_enterprise_install and enterprise_id and team_id and (enterprise_id, team_id) not in self._members:
+        pair = (enterprise_id or "", team_id or "")
+        if context.is_enterprise_install and all(pair) and time.monotonic() - self._members.get(pair, -MEMBER_REFRESH) >= MEMBER_REFRESH:
             try:
-                await self._store.remember_member(enterprise_id, team_id)
-                self._members.add((enterprise_id, team_id))
+                await self._store.remember_member(*pair)
+                self._members[pair] = time.monotonic()
             except RedisError:
                 pass  # learnt from the next request
         return await super().__call__(context=context, enterprise_id=enterprise_id, team_id=team_id, user_id=user_id, **actor)
@@ -265,11 +274,12 @@ class Workspaces:
     refreshed when due, with `team_id` on every call of an organisation's token."""
 
     def __init__(self, base: AsyncWebClient, store: InstallationStore | None = None, rotation: Rotation | None = None,
-                 redis: aioredis.Redis | None = None) -> None:
+                 redis: aioredis.Redis | None = None, authorize: Authorize | None = None) -> None:
         self._base = base
         self._store = store
         self._rotation = rotation
         self._redis = redis
+        self._authorize = authorize
 
     async def enterprise_of(self, team_id: str) -> str | None:
         return await self._store.org_of(team_id) if self._store is not None else None
@@ -281,6 +291,8 @@ class Workspaces:
         if self._store is not None:
             teams = [team_id] if team_id else await self._store.teams_of(str(enterprise_id))
             await self._store.async_delete_installation(enterprise_id=enterprise_id, team_id=team_id)
+            if not team_id and enterprise_id and self._authorize is not None:
+                self._authorize.forget_org(enterprise_id)
         else:
             teams = [team_id] if team_id else []
         removed = 0

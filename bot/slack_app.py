@@ -160,10 +160,10 @@ def oauth_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Work
         callback_options=callbacks(settings.default_language), token_rotation_expiration_minutes=ROTATE_MINUTES,
     )
     gone = " / ".join(text(lang, "install.gone") for lang in dict.fromkeys((settings.default_language, *LANGUAGES)))
-    app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store,
-                   authorize=Authorize(store, rotation), request_verification_enabled=False,
-                   user_facing_authorize_error_message=gone)
-    return app, Workspaces(client, store, rotation, redis)
+    authorize = Authorize(store, rotation)
+    app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store, authorize=authorize,
+                   request_verification_enabled=False, user_facing_authorize_error_message=gone)
+    return app, Workspaces(client, store, rotation, redis, authorize)
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:

@@ -40,7 +40,7 @@ async def bot(settings: Settings, redis: aioredis.Redis, slack: FakeSlack, meet:
 
 
 def token_of(slack: FakeSlack, place: str) -> str:
-    [token] = [token for token, grant in slack.grants.items() if place in (grant.team, grant.enterprise)]
+    [token] = [token for token, grant in slack.grants.items() if place in (grant.team, grant.enterprise) and not grant.revoked]
     return token
 
 
@@ -134,6 +134,12 @@ async def test_an_organisation_uninstall_removes_all_of_its_workspaces(bot: Bot,
     assert await bot.runtime.workspaces.client("T0ORG1") is None
     assert await kept_of(redis, "T0ORG1") == [] and await kept_of(redis, "E0ORG") == []
     assert await bot.runtime.workspaces.client("T0AAA") is not None
+
+    slack.team_orgs["T0ORG1"] = "E0ORG"
+    await install(bot, slack, None, enterprise="E0ORG", org=True)  # installed again at once
+    await room_command(bot, "list", "U0OLGA", "T0ORG1", channel="C0ORG", enterprise="E0ORG", org=True)
+    client = await bot.runtime.workspaces.client("T0ORG1")  # its background work finds it again
+    assert client is not None and client.token == token_of(slack, "E0ORG")
 
 
 async def test_a_revoked_bot_token_is_an_uninstall_but_people_tokens_are_not(bot: Bot, slack: FakeSlack) -> None:
