@@ -160,9 +160,14 @@ async def _installations(settings: Settings, redis: aioredis.Redis) -> list[Resu
     except Exception as error:
         return [Result("Slack", False, advice.slack(error, settings))]
     try:
-        installations = await InstallationStore(redis, settings.secret_box).all()
+        installations, unreadable = await InstallationStore(redis, settings.secret_box).all()
     except RedisError as error:
         return [Result("Slack", False, advice.redis_problem(error, settings))]
+    if unreadable:
+        return [Result("Slack", False, f"{unreadable} of {unreadable + len(installations)} installation(s) do not open with "
+                                       "TOKEN_ENCRYPTION_KEY: it was changed. Put the previous key back after the new one "
+                                       "(comma separated, the new one first); nothing was deleted, and people are told "
+                                       "the bot is being repaired until then")]
     results = [Result("Slack", True, f"OAuth installs of app {settings.slack_client_id}: {len(installations)} installation(s)"
                                      + ("" if installations else "; install it from /slack/install"), warning=not installations)]
     for installation in installations:

@@ -18,7 +18,7 @@ from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_valida
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.requirements import needed, unset_line
-from clients.secret_box import SecretBox
+from clients.secret_box import SecretBox, fernet_keys
 from handlers.i18n import LANGUAGES
 
 
@@ -167,11 +167,16 @@ class Settings(BaseSettings):
     @classmethod
     def _fernet_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
+            keys = fernet_keys(value.get_secret_value())
             try:
-                Fernet(value.get_secret_value().encode())
+                if not keys:
+                    raise ValueError
+                for part in keys:
+                    Fernet(part.encode())
             except (ValueError, TypeError):
-                raise ValueError("must be a Fernet key: 32 url-safe base64-encoded bytes "
-                                 "(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')") from None
+                raise ValueError("must be a Fernet key, or several separated by commas, the newest first: 32 url-safe "
+                                 "base64-encoded bytes each (python -c 'from cryptography.fernet import Fernet; "
+                                 "print(Fernet.generate_key().decode())')") from None
         return value
 
     @property

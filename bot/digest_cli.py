@@ -35,8 +35,8 @@ async def run_digest_command(
     slack = None
     if not dry_run and settings.slack_bot_token is not None:
         # Bolt and aiohttp load only to post: a dry run is 0.5 s quicker
-        from bot.installations import Workspaces
         from bot.slack_app import slack_client
+        from bot.workspace_clients import Workspaces
 
         slack = Workspaces(slack_client(settings))
     day = dt.datetime.now(settings.zone).date()

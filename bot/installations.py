@@ -1,50 +1,44 @@
 """Every workspace's installation, kept in Redis for OAuth installs (`SLACK_CLIENT_ID`).
 
-`slack_sdk` ships no Redis store (slack-platform.md §10), so this is one, behind Bolt's
-installation-store and state-store interfaces. An installation is kept whole, sealed with
-`TOKEN_ENCRYPTION_KEY`; a workspace's is found by its team id alone (Slack's team ids are unique
-across organisations), an organisation-wide one by its enterprise id, and a workspace of an
-organisation leads to the organisation's once a request from it was seen. Tokens that rotate are
-refreshed by one process at a time: the others wait for it and read what it saved.
+`slack_sdk` ships no Redis store (slack-platform.md §10), so this is one, keeping the contract of
+`AsyncInstallationStore` as slack_sdk's own store tests state it (`tests/installs/test_store_contract.py`
+runs them): a place (a workspace, or an organisation for an organisation-wide install) holds its
+bot, its latest installation and each installing person's own, in one Redis hash; a user-only
+grant never replaces the bot; a lookup names the organisation the installation was made in.
+Everything is sealed with `TOKEN_ENCRYPTION_KEY`. A workspace served by an organisation-wide
+install is recorded as the organisation's only from what Slack itself says: the
+`team_access_granted` event and `auth.teams.list` (bot.authorize).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import secrets
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
-from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.error import BoltError
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
-from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
-from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
-from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.redis_keys import key
-from clients.secret_box import SecretBox
+from clients.secret_box import SecretBox, Unopenable
 from clients.storage import as_text
-from clients.workspace_data import forget_team
 
 log = logging.getLogger(__name__)
 
-STATE_SECONDS = 600  # an "Add to Slack" link is good for ten minutes, once
-ROTATE_MINUTES = 120  # a rotating token is refreshed when it has less than this left (Bolt's default)
-ROTATE_LOCK_SECONDS = 30
-# how often a process writes again which organisation a workspace belongs to: an uninstall removes
-# it, a reinstall brings it back within this time without a Redis write on every request
-MEMBER_REFRESH = 600.0
-LOCK_POLL = 0.05
-EXPIRED_WAIT_SECONDS = 2.0  # for a token already expired while another process refreshes it (inside the 3 s ack)
-INDEX = key("slack-installs")
+INDEX = key("slack-installs")  # the places whose bot is installed: "team:T…" or "org:E…"
+BOT, LATEST, USER = "bot", "installer", "user:"
+#: the bot's own fields of an installation: a user's grant carries none, or stale ones
+BOT_FIELDS = ("bot_id", "bot_user_id", "bot_token", "bot_scopes", "bot_refresh_token", "bot_token_expires_at")
+
+
+class InstallationUnreadable(Exception):
+    """An installation is kept but no key of `TOKEN_ENCRYPTION_KEY` opens it (the key was changed):
+    nothing is deleted, the operator is told by `check`, people that the bot is being repaired."""
 
 
 @dataclass(frozen=True)
@@ -58,16 +52,31 @@ class Place:
     def name(self) -> str:
         return f"{self.kind}:{self.id}"
 
+    @property
+    def redis_key(self) -> str:
+        return key("slack-place", self.kind, self.id)
+
     @classmethod
-    def of(cls, installation: Installation | Bot) -> Place:
-        if installation.is_enterprise_install or not installation.team_id:
-            return cls("org", str(installation.enterprise_id))
-        return cls("team", installation.team_id)
+    def of(cls, found: Installation | Bot) -> Place:
+        if found.is_enterprise_install or not found.team_id:
+            return cls("org", str(found.enterprise_id))
+        return cls("team", found.team_id)
+
+    @classmethod
+    def named(cls, name: str) -> Place:
+        kind, _, ident = name.partition(":")
+        return cls(kind, ident)
+
+    @classmethod
+    def asked(cls, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> Place | None:
+        """The place a lookup names: an organisation-wide install is found by its organisation,
+        whichever of its workspaces asks."""
+        if is_enterprise_install or not team_id:
+            return cls("org", enterprise_id) if enterprise_id else None
+        return cls("team", team_id)
 
 
 class InstallationStore(AsyncInstallationStore):
-    """Bot installations only: the app asks for no user token."""
-
     def __init__(self, redis: aioredis.Redis, box: SecretBox) -> None:
         self._redis = redis
         self._box = box
@@ -77,250 +86,212 @@ class InstallationStore(AsyncInstallationStore):
         return log
 
     async def async_save(self, installation: Installation) -> None:
+        """The installation as the latest of its place and as its installer's own; its bot, when
+        it has one (a person's own grant, with no bot token, leaves the bot as it was)."""
         place = Place.of(installation)
-        sealed = self._box.seal(json.dumps(installation.__dict__))
-        try:
-            await self._redis.set(key("slack-install", place.kind, place.id), sealed)
-            await self._redis.sadd(INDEX, place.name)
-        except RedisError as error:  # the install page says so; Bolt turns BoltError into that page
-            raise BoltError(f"the installation could not be kept: Redis said {error}") from None
+        fields = {LATEST: self._seal(installation), USER + (installation.user_id or "none"): self._seal(installation)}
+        if installation.bot_token:
+            fields[BOT] = self._seal(installation.to_bot())
+        await self._write(place, fields)
 
     async def async_save_bot(self, bot: Bot) -> None:
-        current = await self.read(Place.of(bot))
-        if current is not None:
-            current.bot_token, current.bot_refresh_token = bot.bot_token, bot.bot_refresh_token
-            current.bot_token_expires_at = bot.bot_token_expires_at
-            await self.async_save(current)
+        if bot.bot_token:
+            await self._write(Place.of(bot), {BOT: self._seal(bot)})
+
+    async def async_find_bot(
+        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False,
+    ) -> Bot | None:
+        place = Place.asked(enterprise_id, team_id, is_enterprise_install)
+        found = await self._fields(place, BOT) if place else {}
+        bot = self._bot(found.get(BOT))
+        return bot if bot is not None and _same(bot.enterprise_id, enterprise_id) else None
 
     async def async_find_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
         is_enterprise_install: bool | None = False,
     ) -> Installation | None:
-        """The workspace's own installation, else its organisation's (named by the request, or
-        known from an earlier one): one Redis read for a workspace's request."""
-        if user_id is not None:
-            return None  # only the bot's installation is kept; Bolt then uses it
-        if team_id and not is_enterprise_install:
-            found = await self.read(Place("team", team_id))
-            if found is not None:
-                return found
-        enterprise = enterprise_id or await self.org_of(team_id)
-        return await self.read(Place("org", enterprise)) if enterprise else None
-
-    async def async_find_bot(
-        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False,
-    ) -> Bot | None:
-        found = await self.async_find_installation(enterprise_id=enterprise_id, team_id=team_id,
-                                                   is_enterprise_install=is_enterprise_install)
-        return found.to_bot() if found is not None and found.bot_token else None
+        """The place's latest installation (or the person's own), with the bot as it is now: one
+        Redis read."""
+        place = Place.asked(enterprise_id, team_id, is_enterprise_install)
+        if place is None:
+            return None
+        wanted = LATEST if user_id is None else USER + user_id
+        found = await self._fields(place, wanted, BOT)
+        installation = self._installation(found.get(wanted))
+        if installation is None or not _same(installation.enterprise_id, enterprise_id):
+            return None
+        return _with_bot(installation, self._bot(found.get(BOT)))
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        await self.async_delete_installation(enterprise_id=enterprise_id, team_id=team_id)
+        place = Place.asked(enterprise_id, team_id, None)
+        if place is not None and await self._owned(place, enterprise_id):
+            await self._redis.hdel(place.redis_key, BOT)
+            await self._redis.srem(INDEX, place.name)
 
     async def async_delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
     ) -> None:
-        if user_id is not None:
+        place = Place.asked(enterprise_id, team_id, None)
+        if place is None or not await self._owned(place, enterprise_id):
             return
-        place = Place("team", team_id) if team_id else Place("org", str(enterprise_id))
-        await self._redis.delete(key("slack-install", place.kind, place.id))
+        if user_id is not None:
+            await self._redis.hdel(place.redis_key, USER + user_id)
+            return
+        people = [name for name in await self._names(place) if name == LATEST or name.startswith(USER)]
+        if people:
+            await self._redis.hdel(place.redis_key, *people)
+
+    async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        place = Place.asked(enterprise_id, team_id, None)
+        if place is not None and await self._owned(place, enterprise_id):
+            await self.remove(place)
+
+    # -- beyond Slack's interface: what the bot itself needs of the store
+
+    async def remove(self, place: Place) -> None:
+        """Everything of the place, and for an organisation the record of its workspaces."""
+        await self._redis.delete(place.redis_key, key("slack-install", place.kind, place.id))
         await self._redis.srem(INDEX, place.name)
         if place.kind == "org":
             for team in await self.teams_of(place.id):
                 await self._redis.delete(key("slack-org-of", team))
             await self._redis.delete(key("slack-org-teams", place.id))
 
-    async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        await self.async_delete_installation(enterprise_id=enterprise_id, team_id=team_id)
+    async def read(self, place: Place) -> Installation | None:
+        """The place's installation with its bot, whoever asks (background work knows only the team)."""
+        found = await self._fields(place, LATEST, BOT)
+        installation = self._installation(found.get(LATEST))
+        return _with_bot(installation, self._bot(found.get(BOT))) if installation is not None else None
+
+    async def for_team(self, team_id: str) -> Installation | None:
+        """What serves a workspace outside any request: its own installation, else the
+        organisation-wide one Slack said serves it."""
+        own = await self.read(Place("team", team_id))
+        if own is not None and own.bot_token:
+            return own
+        enterprise = await self.org_of(team_id)
+        return await self.read(Place("org", enterprise)) if enterprise else None
+
+    async def has_own(self, team_id: str) -> bool:
+        """Whether the workspace has its own installation beside any organisation's."""
+        return bool(await self._redis.sismember(INDEX, Place("team", team_id).name))
 
     async def org_of(self, team_id: str | None) -> str | None:
-        """The organisation whose organisation-wide installation serves the workspace, once seen."""
+        """The organisation whose organisation-wide installation Slack said serves the workspace."""
         return as_text(await self._redis.get(key("slack-org-of", team_id))) if team_id else None
 
-    async def remember_member(self, enterprise_id: str, team_id: str) -> None:
-        """A workspace of an organisation-wide installation: its background work (digests,
-        reminders) finds the organisation's token by the team alone."""
-        await self._redis.set(key("slack-org-of", team_id), enterprise_id)
-        await self._redis.sadd(key("slack-org-teams", enterprise_id), team_id)
+    async def add_members(self, enterprise_id: str, teams: list[str]) -> None:
+        """Workspaces Slack said the organisation's install was granted (an event or `auth.teams.list`)."""
+        for team in teams:
+            await self._redis.set(key("slack-org-of", team), enterprise_id)
+        if teams:
+            await self._redis.sadd(key("slack-org-teams", enterprise_id), *teams)
+
+    async def remove_members(self, enterprise_id: str, teams: list[str]) -> None:
+        for team in teams:
+            if await self.org_of(team) == enterprise_id:
+                await self._redis.delete(key("slack-org-of", team))
+        if teams:
+            await self._redis.srem(key("slack-org-teams", enterprise_id), *teams)
 
     async def teams_of(self, enterprise_id: str) -> list[str]:
         return sorted(str(as_text(team)) for team in await self._redis.smembers(key("slack-org-teams", enterprise_id)))
 
-    async def all(self) -> list[Installation]:
-        """Every installation, for `check` and the metrics."""
-        found = []
+    async def all(self) -> tuple[list[Installation], int]:
+        """Every installation with its bot, for `check`; and how many no key opens."""
+        found, unreadable = [], 0
         for name in sorted(str(as_text(item)) for item in await self._redis.smembers(INDEX)):
-            kind, _, ident = name.partition(":")
-            installation = await self.read(Place(kind, ident))
+            try:
+                installation = await self.read(Place.named(name))
+            except InstallationUnreadable:
+                unreadable += 1
+                continue
             if installation is not None:
                 found.append(installation)
-        return found
+        return found, unreadable
 
     async def count(self) -> int:
         return int(await self._redis.scard(INDEX))
 
-    async def read(self, place: Place) -> Installation | None:
-        raw = as_text(await self._redis.get(key("slack-install", place.kind, place.id)))
-        opened = self._box.open(raw) if raw is not None else None
-        if opened is None:
-            return None
-        return Installation(**json.loads(opened))
+    # -- Redis and sealing
 
+    async def _write(self, place: Place, fields: dict[str, str]) -> None:
+        try:
+            await self._hset(place, fields)
+            if BOT in fields:
+                await self._redis.sadd(INDEX, place.name)
+        except RedisError as error:  # the install page says so; Bolt turns BoltError into that page
+            raise BoltError(f"the installation could not be kept: Redis said {error}") from None
 
-class StateStore(AsyncOAuthStateStore):
-    """One-time `state` values of the "Add to Slack" link: issued for ten minutes, taken once."""
+    async def _fields(self, place: Place, *names: str) -> dict[str, str]:
+        """The fields, opened: a field sealed with an older key of TOKEN_ENCRYPTION_KEY is sealed
+        again with the first, so that the old key can be dropped once `check` counts none."""
+        values = await self._redis.hmget(place.redis_key, list(names))
+        sealed = {name: str(as_text(value)) for name, value in zip(names, values, strict=True) if value is not None}
+        if not sealed and await self._upgrade(place):
+            return await self._fields(place, *names)
+        found, stale = {}, {}
+        for name, value in sealed.items():
+            try:
+                found[name], old_key = self._box.opened(value)
+            except Unopenable:
+                raise InstallationUnreadable(f"the installation of {place.name} does not open with TOKEN_ENCRYPTION_KEY") from None
+            if old_key:
+                stale[name] = self._box.seal(found[name])
+        if stale:
+            await self._hset(place, stale)
+        return found
 
-    def __init__(self, redis: aioredis.Redis) -> None:
-        self._redis = redis
+    async def _names(self, place: Place) -> list[str]:
+        return [str(as_text(name)) for name in await self._redis.hkeys(place.redis_key)]
 
-    @property
-    def logger(self) -> logging.Logger:
-        return log
+    async def _owned(self, place: Place, enterprise_id: str | None) -> bool:
+        """Whether a delete naming `enterprise_id` is about what is kept at `place`."""
+        found = await self._fields(place, LATEST, BOT)
+        kept = self._installation(found.get(LATEST)) or self._bot(found.get(BOT))
+        return kept is None or _same(kept.enterprise_id, enterprise_id)
 
-    async def async_issue(self, *args: Any, **kwargs: Any) -> str:
-        state = secrets.token_urlsafe(24)
-        await self._redis.set(key("oauth-state", state), "1", ex=STATE_SECONDS)
-        return state
-
-    async def async_consume(self, state: str) -> bool:
-        if not state or len(state) > 100:
+    async def _upgrade(self, place: Place) -> bool:
+        """An installation kept by an earlier version (one sealed string per place) moves into the
+        place's hash on first read: nothing installed is lost by an upgrade."""
+        old = key("slack-install", place.kind, place.id)
+        raw = as_text(await self._redis.get(old))
+        if raw is None:
             return False
         try:
-            return await self._redis.getdel(key("oauth-state", state)) is not None
-        except RedisError as error:
-            log.warning("an install could not be finished: Redis did not answer (%s); check REDIS_URL", error)
+            installation = self._installation(self._box.open_or_raise(raw))
+        except Unopenable:
+            raise InstallationUnreadable(f"the installation of {place.name} does not open with TOKEN_ENCRYPTION_KEY") from None
+        if installation is None:
             return False
+        fields = {LATEST: raw, USER + (installation.user_id or "none"): raw}
+        if installation.bot_token:
+            fields[BOT] = self._seal(installation.to_bot())
+        await self._hset(place, fields)
+        await self._redis.delete(old)
+        return True
+
+    async def _hset(self, place: Place, fields: dict[str, str]) -> None:
+        await self._redis.hset(place.redis_key, mapping=cast("Mapping[Any, Any]", fields))  # redis-py's keys are a union
+
+    def _seal(self, found: Installation | Bot) -> str:
+        return self._box.seal(json.dumps(found.__dict__))
+
+    @staticmethod
+    def _installation(opened: str | None) -> Installation | None:
+        return Installation(**json.loads(opened)) if opened else None
+
+    @staticmethod
+    def _bot(opened: str | None) -> Bot | None:
+        return Bot(**json.loads(opened)) if opened else None
 
 
-class Rotation:
-    """Refreshes an expiring token once across processes: the first takes a Redis lock, rotates and
-    saves; the others wait for the lock to go and read the saved token (Slack's refresh token
-    changes on use, so a second refresh with the old one would fail)."""
-
-    def __init__(self, redis: aioredis.Redis, store: InstallationStore, rotator: AsyncTokenRotator,
-                 minutes: int = ROTATE_MINUTES) -> None:
-        self._redis = redis
-        self._store = store
-        self._rotator = rotator
-        self.minutes = minutes
-
-    def due(self, installation: Installation) -> bool:
-        expires = installation.bot_token_expires_at
-        return bool(installation.bot_refresh_token) and expires is not None and expires - time.time() < self.minutes * 60
-
-    async def fresh(self, installation: Installation) -> Installation | None:
-        """The installation with a token good for a while; None when no rotation was needed. Runs
-        before a request's ack: only the process that takes the lock calls Slack; the others go on
-        with the current token, still good for up to two hours, and wait (briefly) only once it
-        has expired."""
-        if not self.due(installation):
-            return None
-        place = Place.of(installation)
-        lock = key("slack-rotate", place.kind, place.id)
-        if await self._redis.set(lock, "1", nx=True, ex=ROTATE_LOCK_SECONDS):
-            try:
-                current = await self._store.read(place) or installation
-                if not self.due(current):
-                    return current  # another process rotated it meanwhile
-                refreshed = await self._rotator.perform_token_rotation(installation=current, minutes_before_expiration=self.minutes)
-                if refreshed is not None:
-                    await self._store.async_save(refreshed)
-                    log.info("the bot token of %s was refreshed", place.name)
-                return refreshed
-            finally:
-                await self._redis.delete(lock)
-        if (installation.bot_token_expires_at or 0) > time.time():
-            return None
-        for _ in range(int(EXPIRED_WAIT_SECONDS / LOCK_POLL)):  # the lock is another process's: polled
-            if not await self._redis.exists(lock):
-                break
-            await asyncio.sleep(LOCK_POLL)
-        return await self._store.read(place)
+def _same(kept: str | None, asked: str | None) -> bool:
+    return (kept or None) == (asked or None)
 
 
-class Authorize(AsyncInstallationStoreAuthorize):
-    """Bolt's authorization from the installation store, with rotation done once across processes
-    and each organisation's workspaces remembered for background work."""
-
-    def __init__(self, store: InstallationStore, rotation: Rotation) -> None:
-        super().__init__(logger=log, installation_store=store, cache_enabled=True)
-        self._store = store
-        self._rotation = rotation
-        self._members: dict[tuple[str, str], float] = {}  # when each was last written
-
-    def forget_org(self, enterprise_id: str) -> None:
-        """This process writes the organisation's workspaces again from their next request."""
-        for pair in [pair for pair in self._members if pair[0] == enterprise_id]:
-            del self._members[pair]
-
-    async def __call__(self, *, context: AsyncBoltContext, enterprise_id: str | None, team_id: str | None,
-                       user_id: str | None, **actor: Any) -> Any:
-        pair = (enterprise_id or "", team_id or "")
-        if context.is_enterprise_install and all(pair) and time.monotonic() - self._members.get(pair, -MEMBER_REFRESH) >= MEMBER_REFRESH:
-            try:
-                await self._store.remember_member(*pair)
-                self._members[pair] = time.monotonic()
-            except RedisError:
-                pass  # learnt from the next request
-        return await super().__call__(context=context, enterprise_id=enterprise_id, team_id=team_id, user_id=user_id, **actor)
-
-    async def _rotate_and_save_tokens_if_necessary(self, installation: Installation | None) -> Installation | None:
-        return await self._rotation.fresh(installation) if installation is not None else None
-
-
-class Workspaces:
-    """A Web API client for a workspace, outside any request (digests, weekly reminders). With a
-    single bot token every workspace is the one; with OAuth installs, the workspace's own token,
-    refreshed when due, with `team_id` on every call of an organisation's token."""
-
-    def __init__(self, base: AsyncWebClient, store: InstallationStore | None = None, rotation: Rotation | None = None,
-                 redis: aioredis.Redis | None = None, authorize: Authorize | None = None) -> None:
-        self._base = base
-        self._store = store
-        self._rotation = rotation
-        self._redis = redis
-        self._authorize = authorize
-
-    async def enterprise_of(self, team_id: str) -> str | None:
-        return await self._store.org_of(team_id) if self._store is not None else None
-
-    async def forget(self, enterprise_id: str | None, team_id: str | None) -> tuple[list[str], int]:
-        """The app was removed from a workspace (`team_id`) or an organisation (`team_id` None):
-        its installation and every workspace's data go. The workspaces forgotten, and how many
-        keys went."""
-        if self._store is not None:
-            teams = [team_id] if team_id else await self._store.teams_of(str(enterprise_id))
-            await self._store.async_delete_installation(enterprise_id=enterprise_id, team_id=team_id)
-            if not team_id and enterprise_id and self._authorize is not None:
-                self._authorize.forget_org(enterprise_id)
-        else:
-            teams = [team_id] if team_id else []
-        removed = 0
-        if self._redis is not None:
-            for team in teams:
-                removed += await forget_team(self._redis, team)
-        return teams, removed
-
-    @property
-    def store(self) -> InstallationStore | None:
-        return self._store
-
-    async def count(self) -> int:
-        """Installations served: workspaces and organisations (1 with a single bot token)."""
-        return 1 if self._store is None else await self._store.count()
-
-    async def client(self, team_id: str | None) -> AsyncWebClient | None:
-        """None when the workspace has no installation (any more)."""
-        if self._store is None:
-            return self._base
-        if not team_id:
-            return None
-        installation = await self._store.async_find_installation(enterprise_id=None, team_id=team_id)
-        if installation is None or not installation.bot_token:
-            return None
-        if self._rotation is not None:
-            installation = await self._rotation.fresh(installation) or installation
-        base = self._base
-        return AsyncWebClient(token=installation.bot_token, base_url=base.base_url, session=base.session,
-                              retry_handlers=base.retry_handlers, timeout=base.timeout,
-                              team_id=team_id if installation.is_enterprise_install else None)
+def _with_bot(installation: Installation, bot: Bot | None) -> Installation:
+    """The installation with the place's bot as it is now (rotated, or deleted)."""
+    for name in BOT_FIELDS:
+        setattr(installation, name, getattr(bot, name) if bot is not None else None)
+    return installation

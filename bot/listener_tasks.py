@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from slack_bolt.listener.async_listener_start_handler import AsyncListenerStartHandler
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -26,6 +28,12 @@ class ListenerTasks(AsyncListenerStartHandler):
         if task is not None:
             self._running.add(task)
             task.add_done_callback(self._running.discard)
+
+    def start(self, work: Coroutine[Any, Any, None]) -> None:
+        """Background work of the app's own (not a listener's), drained at shutdown like them."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
 
     async def drain(self, timeout: float) -> None:
         await asyncio.sleep(0)  # a task Bolt scheduled just now notes itself down on its first step

@@ -24,8 +24,13 @@ _PRIVATE = re.compile(
 )
 
 
+# secrets passed in a query string (the access log writes each request's path with it): an OAuth
+# callback's code and state, and any token or secret someone pastes into a URL
+_QUERY = re.compile(r"(?i)([?&;](?:code|state|token|access_token|refresh_token|client_secret|secret|key)=)[^&;\s\"']+")
+
+
 def scrub(line: str) -> str:
-    return _PRIVATE.sub("[redacted]", line)
+    return _QUERY.sub(r"\1[redacted]", _PRIVATE.sub("[redacted]", line))
 
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "request_id"}

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
 import redis.asyncio as aioredis
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -20,13 +22,16 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.authorize import ROTATE_MINUTES, UNREADABLE, Authorize, Members, Rotation
 from bot.config import Settings
 from bot.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
-from bot.installations import ROTATE_MINUTES, STATE_SECONDS, Authorize, InstallationStore, Rotation, StateStore, Workspaces
+from bot.installations import InstallationStore
 from bot.listener_tasks import ListenerTasks
+from bot.oauth_state import STATE_SECONDS, StateStore
 from bot.redis_server import open_redis
 from bot.scopes import REQUIRED_SCOPES
 from bot.wiring import digest_job, room_service
+from bot.workspace_clients import Workspaces
 from clients.aiohttp_transport import KEEPALIVE
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
@@ -74,10 +79,10 @@ def slack_session() -> aiohttp.ClientSession:
 
 def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, digests: DigestJob | None = None) -> Runtime:
     assert settings.meet_api_url
-    app, workspaces = oauth_app(settings, redis) if settings.oauth else single_workspace_app(settings, redis)
+    tasks = ListenerTasks()
+    app, workspaces = oauth_app(settings, redis, tasks) if settings.oauth else single_workspace_app(settings, redis)
     http = app.client.session
     assert http is not None
-    tasks = ListenerTasks()
     app.listener_runner.listener_start_handler = tasks
     app_tag = application_tag(settings.meet_client_id or "")
     room_site = str(settings.meet_room_base_url or _origin(str(settings.meet_api_url)))
@@ -131,20 +136,25 @@ def single_workspace_app(settings: Settings, redis: aioredis.Redis) -> tuple[Asy
     return app, Workspaces(app.client, redis=redis)
 
 
+BOLT_OAUTH_VARIABLES = ("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_SCOPES", "SLACK_USER_SCOPES", "SLACK_REDIRECT_URI",
+                        "SLACK_INSTALL_PATH", "SLACK_REDIRECT_URI_PATH")
+
+
 @contextlib.contextmanager
 def _bolt_blind_to_oauth_variables() -> Iterator[None]:
-    """Bolt turns itself into an OAuth app, with a file store, whenever SLACK_CLIENT_ID and
-    SLACK_CLIENT_SECRET are in the environment — also beside SLACK_BOT_TOKEN, which then goes
-    unused and every request is refused. A single bot token must mean one workspace: Bolt does
-    not see them while it is built."""
-    saved = {name: os.environ.pop(name) for name in ("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET") if name in os.environ}
+    """Bolt reads Slack's variables from the environment behind the configuration's back: it turns
+    itself into an OAuth app, with a file store, whenever SLACK_CLIENT_ID and SLACK_CLIENT_SECRET
+    are there — also beside SLACK_BOT_TOKEN, which then goes unused and every request is refused —
+    and takes SLACK_REDIRECT_URI, SLACK_USER_SCOPES and the like into its OAuth settings. Only
+    what `Settings` validated counts: Bolt does not see them while it is built."""
+    saved = {name: os.environ.pop(name) for name in BOLT_OAUTH_VARIABLES if name in os.environ}
     try:
         yield
     finally:
         os.environ.update(saved)
 
 
-def oauth_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:
+def oauth_app(settings: Settings, redis: aioredis.Redis, tasks: ListenerTasks) -> tuple[AsyncApp, Workspaces]:
     """SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: installed by OAuth into any number of workspaces and
     organisations, each request authorized with its own workspace's token."""
     assert settings.slack_client_id and settings.slack_client_secret
@@ -153,17 +163,42 @@ def oauth_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Work
     client.session = slack_session()
     store = InstallationStore(redis, settings.secret_box)
     rotation = Rotation(redis, store, AsyncTokenRotator(client_id=settings.slack_client_id, client_secret=secret, client=client))
-    oauth = AsyncOAuthSettings(
-        client_id=settings.slack_client_id, client_secret=secret, scopes=sorted(REQUIRED_SCOPES),
-        install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH, install_page_rendering_enabled=False,
-        installation_store=store, state_store=StateStore(redis), state_expiration_seconds=STATE_SECONDS,
-        callback_options=callbacks(settings.default_language), token_rotation_expiration_minutes=ROTATE_MINUTES,
-    )
-    gone = " / ".join(text(lang, "install.gone") for lang in dict.fromkeys((settings.default_language, *LANGUAGES)))
-    authorize = Authorize(store, rotation)
-    app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store, authorize=authorize,
-                   request_verification_enabled=False, user_facing_authorize_error_message=gone)
-    return app, Workspaces(client, store, rotation, redis, authorize)
+    members = Members(store, client, tasks.start)
+    authorize = Authorize(store, rotation, members)
+    with _bolt_blind_to_oauth_variables():  # SLACK_REDIRECT_URI, SLACK_USER_SCOPES… are not this bot's settings
+        oauth = AsyncOAuthSettings(
+            client_id=settings.slack_client_id, client_secret=secret, scopes=sorted(REQUIRED_SCOPES), user_scopes=[],
+            install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH, install_page_rendering_enabled=False,
+            installation_store=store, state_store=StateStore(redis, secret), state_expiration_seconds=STATE_SECONDS,
+            callback_options=callbacks(settings.default_language, members), token_rotation_expiration_minutes=ROTATE_MINUTES,
+        )
+        # an AsyncAuthorize instance is used as it is (Bolt's annotation names only functions)
+        app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store, authorize=authorize,  # type: ignore[arg-type]
+                       request_verification_enabled=False, user_facing_authorize_error_message=_in_every_language(settings, "install.gone"))
+    app.middleware(_repairing(_in_every_language(settings, "install.repairing")))
+    return app, Workspaces(client, store, rotation, redis, members)
+
+
+def _in_every_language(settings: Settings, name: str) -> str:
+    """A text said before anyone's language is known: the deployment's first, then the others."""
+    return " / ".join(text(lang, name) for lang in dict.fromkeys((settings.default_language, *LANGUAGES)))
+
+
+def _repairing(said: str) -> Callable[..., Awaitable[BoltResponse | None]]:
+    """A request from a place whose installation no key of TOKEN_ENCRYPTION_KEY opens: the person
+    hears that the bot is being repaired (not that the app is gone), and nothing runs or is deleted."""
+
+    async def middleware(context: AsyncBoltContext, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
+        if not context.get(UNREADABLE):
+            await next()
+            return None
+        if body.get("command"):
+            return BoltResponse(status=200, body={"response_type": "ephemeral", "text": said})
+        if context.response_url and context.respond is not None:
+            await context.respond(text=said, response_type="ephemeral", replace_original=False)
+        return BoltResponse(status=200, body="")
+
+    return middleware
 
 
 def configure_slack_client(client: AsyncWebClient, settings: Settings) -> AsyncWebClient:

@@ -38,7 +38,24 @@ class Asker:
 
 def who(body: dict[str, Any]) -> Asker:
     """The person behind an interaction payload."""
-    return Asker(team_id=body["team"]["id"], user_id=body["user"]["id"])
+    return Asker(team_id=workspace_of(body), user_id=body["user"]["id"])
+
+
+def workspace_of(body: dict[str, Any]) -> str:
+    """The workspace a request came from, in every shape Slack sends (slack-platform.md §13): an
+    organisation-wide install's buttons and modals carry `"team": null`, the workspace being the
+    person's (`user.team_id`) or the view's; commands and events name it at the top (`team_id`),
+    while an event's `authorizations[0].team_id` is null for an organisation's grant."""
+    team = body.get("team")
+    if isinstance(team, dict) and team.get("id"):
+        return str(team["id"])
+    if isinstance(team, str) and team:
+        return team
+    for part in ("user", "view"):
+        found = body.get(part)
+        if isinstance(found, dict) and found.get("team_id"):
+            return str(found["team_id"])
+    return str(body.get("team_id") or "")
 
 
 async def run_for(

@@ -206,7 +206,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
 
     counter = DossierCounter(service, redis, now=lambda: ds.now, late_days=settings.digest_late_days)
     previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
-    from bot.installations import Workspaces
+    from bot.workspace_clients import Workspaces
 
     workspaces = Workspaces(slack) if slack is not None else None
     job = DigestJob(digest_config(settings), DigestStore(redis), DossierAccount(counter, access, previews), workspaces, inference)

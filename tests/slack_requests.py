@@ -90,20 +90,28 @@ def view_submission_body(callback_id: str, values: dict, private_metadata: str, 
 
 def event_body(event: dict, *, event_id: str = "Ev0001", team: str | None = TEAM, enterprise: str | None = None,
                org: bool = False) -> str:
-    """Events API deliveries are JSON, not form-encoded."""
-    grid = {"enterprise_id": enterprise, "is_enterprise_install": org} if enterprise else {}
+    """Events API deliveries are JSON, not form-encoded. The top-level `team_id` is the workspace
+    where the event happened; the installation it is for is the grant in `authorizations[0]` —
+    for an organisation-wide install its `team_id` is null and only it says
+    `is_enterprise_install` (slack-platform.md §13)."""
+    grid = {"enterprise_id": enterprise, "context_enterprise_id": enterprise} if enterprise else {}
     return json.dumps({
-        "token": "legacy-verification-token", "team_id": team, "api_app_id": "A0APP", "type": "event_callback",
-        "event_id": event_id, "event_time": int(time.time()), "event": event, **grid,
-        "authorizations": [{"team_id": team, "enterprise_id": enterprise, "user_id": "U0BOT", "is_bot": True,
+        "token": "legacy-verification-token", "team_id": team, "context_team_id": team, "api_app_id": "A0APP",
+        "type": "event_callback", "event_id": event_id, "event_time": int(time.time()), "event": event, **grid,
+        "authorizations": [{"team_id": None if org else team, "enterprise_id": enterprise, "user_id": "U0BOT", "is_bot": True,
                             "is_enterprise_install": org}],
+        "is_ext_shared_channel": False,
     })
 
 
-def interaction(kind: str, user: str = "U0ALICE", *, team: str = TEAM, **fields: object) -> str:
+def interaction(kind: str, user: str = "U0ALICE", *, team: str = TEAM, enterprise: str | None = None, org: bool = False,
+                **fields: object) -> str:
+    """An interactivity payload; for an organisation-wide install Slack sends `"team": null`, the
+    workspace being the person's (`user.team_id`), and says `is_enterprise_install` at the top."""
     return urlencode({"payload": json.dumps({
-        "type": kind, "team": {"id": team}, "user": {"id": user, "team_id": team}, "api_app_id": "A0APP",
-        "trigger_id": new_trigger_id(), **fields})})
+        "type": kind, "team": None if org else {"id": team, "domain": "example"}, "user": {"id": user, "team_id": team},
+        "enterprise": {"id": enterprise, "name": "Org"} if enterprise else None, "is_enterprise_install": org,
+        "api_app_id": "A0APP", "trigger_id": new_trigger_id(), **fields})})
 
 
 def submission(values: dict, view_id: str = "V0NEW", user: str = "U0ALICE") -> str:

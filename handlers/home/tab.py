@@ -7,7 +7,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -17,7 +17,7 @@ from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.home.settings_view import settings_blocks
 from handlers.i18n import quoted, text
-from handlers.on_behalf import Asker, run_for, who
+from handlers.on_behalf import Asker, run_for, who, workspace_of
 from handlers.planned.messages import upcoming_blocks, zone_named
 from handlers.profiles import profile_or_none
 from handlers.rooms.messages import room_message
@@ -27,9 +27,9 @@ log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def home_opened(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
+    async def home_opened(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient) -> None:
         if event.get("tab") == "home" and await first_delivery(services, body):
-            await publish_home(services, client, Asker(context.team_id or "", event["user"]))
+            await publish_home(services, client, Asker(workspace_of(body), event["user"]))
 
     async def new_room(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()

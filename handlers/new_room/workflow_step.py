@@ -14,7 +14,7 @@ from clients.rooms.models import AccessLevel, Room
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
-from handlers.on_behalf import Asker, run_for
+from handlers.on_behalf import Asker, run_for, workspace_of
 from handlers.rooms.messages import room_link
 from handlers.services import Services
 
@@ -27,7 +27,7 @@ def register(app: AsyncApp, services: Services) -> None:
                                body: dict[str, Any]) -> None:
         if not await first_delivery(services, body):
             return
-        team = str(body.get("team_id") or (body.get("event") or {}).get("team_id") or "")
+        team = workspace_of(body) or str((body.get("event") or {}).get("team_id") or "")
         owner = str(inputs.get("owner") or "")
         wanted = str(inputs.get("access_level") or "").strip().lower()
         rooms: list[Room] = []

@@ -12,7 +12,7 @@ import contextlib
 import logging
 from typing import Any
 
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import (
     ContextBlock,
@@ -26,7 +26,7 @@ from clients.rooms.models import Room
 from handlers.blocks import join_button, mrkdwn
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
-from handlers.on_behalf import Asker, run_for
+from handlers.on_behalf import Asker, run_for, workspace_of
 from handlers.previews.dossiers import dossier_preview, read_dossier_link
 from handlers.rooms.messages import room_details
 from handlers.rooms.refs import read_room_ref
@@ -40,7 +40,7 @@ MAX_LINKS = 5
 
 
 def register(app: AsyncApp, services: Services) -> None:
-    async def link_shared(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
+    async def link_shared(event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient) -> None:
         if not await first_delivery(services, body):
             return
         pasted = [str(link.get("url", "")) for link in event.get("links", [])[:50]]
@@ -70,7 +70,7 @@ def register(app: AsyncApp, services: Services) -> None:
                 with contextlib.suppress(RoomServiceError):  # not theirs, unknown or unreachable: a plain preview
                     rooms[url] = await services.rooms.get(email, ref.room_id or "")
 
-        lang, _ = await run_for(services, client, Asker(context.team_id or "", event.get("user", "")),
+        lang, _ = await run_for(services, client, Asker(workspace_of(body), event.get("user", "")),
                                 name="unfurl", work=work)
         unfurls = {url: preview(lang, url, rooms.get(url), owner=event.get("user")) for url in links}
         unfurls |= {url: dossier_preview(lang, number, dossiers.get(url)) for url, (_, number) in dossier_links.items()}

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.installations import Workspaces
 from bot.slack_app import configure_slack_client
 from bot.wiring import digest_config
+from bot.workspace_clients import Workspaces
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.counts import DossierCounter

@@ -229,7 +229,7 @@ class FakeSlack:
             return JSONResponse({"ok": False, "error": "internal_error"})
         if method in self.hollow:
             return JSONResponse({"ok": True})
-        if method == "auth.test":  # answered per token
+        if method in ("auth.test", "auth.teams.list"):  # answered per token
             args = {**args, "_token": token}
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         # as Slack, every answer says which scopes the token was granted
@@ -279,7 +279,7 @@ class FakeSlack:
             return {"ok": False, "error": "token_revoked"}
         if grant.expires_at is not None and grant.expires_at <= time.time():
             return {"ok": False, "error": "token_expired"}
-        if method == "auth.test":
+        if method in ("auth.test", "auth.teams.list"):  # about the token itself: no workspace named
             return None
         team = grant.team
         if grant.org:
@@ -379,6 +379,20 @@ class FakeSlack:
         return {"ok": True, "url": f"https://{place}.slack.com/", "team": f"Workspace {place}", "user": "roombot",
                 "team_id": place, "user_id": grant.bot_user, "bot_id": "B" + grant.bot_user[1:],
                 "enterprise_id": grant.enterprise, "is_enterprise_install": grant.org}
+
+    def _auth_teams_list(self, args: dict) -> dict:
+        """The workspaces an organisation-wide install was granted (a workspace's token: its own),
+        by pages of `limit` with a cursor, as Slack pages its lists."""
+        grant = self.grants[str(args["_token"])]
+        teams = sorted(team for team, org in self.team_orgs.items() if org == grant.enterprise) if grant.org else [str(grant.team)]
+        limit = int(args.get("limit") or 100)
+        if not 1 <= limit <= 1000:
+            return {"ok": False, "error": "invalid_limit"}
+        start = int(args.get("cursor") or 0)
+        page = teams[start:start + limit]
+        more = start + limit < len(teams)
+        return {"ok": True, "teams": [{"id": team, "name": f"Workspace {team}"} for team in page],
+                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
 
     def posted(self, channel: str | None = None) -> list[dict[str, Any]]:
         """Messages that chat.postMessage accepted (to `channel` when given)."""

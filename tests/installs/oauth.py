@@ -4,13 +4,15 @@ person's browser makes it (the state's cookie kept by the client)."""
 from __future__ import annotations
 
 import httpx
+import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
 from bot.config import Settings
+from clients.redis_keys import key
 from tests.conftest import Bot, bot_env
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import CLIENT_ID, CLIENT_SECRET, FakeSlack
-from tests.slack_requests import command_body
+from tests.slack_requests import command_body, event_body, signed_headers
 
 KEY = Fernet.generate_key().decode()
 
@@ -19,6 +21,11 @@ def oauth_settings(meet: FakeMeet, slack: FakeSlack, **more: object) -> Settings
     values: dict[str, object] = {name.lower(): value for name, value in bot_env(meet, slack).items() if name != "SLACK_BOT_TOKEN"}
     values |= {"slack_client_id": CLIENT_ID, "slack_client_secret": CLIENT_SECRET, "token_encryption_key": KEY, **more}
     return Settings(_env_file=None, **values)  # type: ignore[arg-type]
+
+
+async def kept_installations(redis: aioredis.Redis) -> dict[str, dict[str, str]]:
+    """What the installation store keeps, by place: each field as stored (sealed)."""
+    return {str(name): dict(await redis.hgetall(name)) for name in await redis.keys(key("slack-place", "*"))}
 
 
 async def start_install(bot: Bot) -> str:
@@ -52,3 +59,17 @@ async def room_command(bot: Bot, text: str, user: str, team: str, *, channel: st
     answer = await bot.post(body)
     assert answer.status_code == 200, answer.text
     return (await bot.slack.wait_responses(before + 1, timeout=12))[before]
+
+
+def token_of(slack: FakeSlack, place: str) -> str:
+    """The live token Slack issued for a workspace or an organisation."""
+    [token] = [token for token, grant in slack.grants.items() if place in (grant.team, grant.enterprise) and not grant.revoked]
+    return token
+
+
+async def event(bot: Bot, body_event: dict, *, event_id: str, team: str | None, enterprise: str | None = None, org: bool = False) -> None:
+    """An Events API delivery, shaped as Slack sends it for that kind of installation."""
+    body = event_body(body_event, event_id=event_id, team=team, enterprise=enterprise, org=org)
+    answer = await bot.post(body, signed_headers(body))
+    assert answer.status_code == 200, answer.text
+    await bot.runtime.tasks.drain(5)

@@ -17,7 +17,7 @@ from bot.config import Settings
 from tests.conftest import Bot, start_bot, text_of
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import CLIENT_SECRET, FakeSlack
-from tests.installs.oauth import install, oauth_settings, room_command, start_install
+from tests.installs.oauth import install, kept_installations, oauth_settings, room_command, start_install
 from tests.slack_requests import command_body
 
 pytestmark = pytest.mark.asyncio
@@ -52,8 +52,8 @@ async def test_an_installed_workspace_is_answered_with_its_own_token(bot: Bot, s
     assert page.status_code == 200 and "Salles de visio est installé dans Workspace T0AAA" in page.text
     assert "app_redirect?app=A0APP&amp;team=T0AAA" in page.text
     [token] = slack.grants
-    stored = [await redis.get(name) for name in await redis.keys("roombot:slack-install:*")]
-    assert stored and all(value is not None and token not in value for value in stored)  # encrypted at rest
+    stored = await kept_installations(redis)
+    assert stored and all(token not in value for place in stored.values() for value in place.values())  # encrypted at rest
 
     slack.add_user("U0ANNE", "anne@example.gouv.fr", team="T0AAA", locale="en-US")
     meet.add_user("anne@example.gouv.fr")
@@ -76,7 +76,7 @@ async def test_a_denied_consent_says_nothing_was_installed(bot: Bot, slack: Fake
                               headers={"accept-language": "en"})
     assert page.status_code == 200 and "cancelled in Slack: nothing was installed" in page.text
     assert 'href="/slack/install"' in page.text
-    assert await redis.keys("roombot:slack-install:*") == []
+    assert await kept_installations(redis) == {}
 
 
 async def test_a_forged_state_installs_nothing(bot: Bot, slack: FakeSlack, redis: aioredis.Redis) -> None:
@@ -85,7 +85,7 @@ async def test_a_forged_state_installs_nothing(bot: Bot, slack: FakeSlack, redis
     bot.http.headers["cookie"] = "slack-app-oauth-state=forged"
     page = await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": "forged"}, headers={"accept-language": "en"})
     assert page.status_code == 401 and "expired, was already used, or was opened in another browser" in page.text
-    assert slack.called("oauth.v2.access") == [] and await redis.keys("roombot:slack-install:*") == []
+    assert slack.called("oauth.v2.access") == [] and await kept_installations(redis) == {}
 
 
 async def test_a_state_from_another_browser_installs_nothing(bot: Bot, slack: FakeSlack) -> None:
@@ -102,14 +102,14 @@ async def test_a_replayed_callback_is_refused_and_changes_nothing(bot: Bot, slac
     code = slack.consent("T0AAA")
     first = await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": state})
     assert first.status_code == 200
-    stored = await redis.get("roombot:slack-install:team:T0AAA")
+    stored = await kept_installations(redis)
 
     replayed = await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": state}, headers={"accept-language": "en"})
     assert replayed.status_code == 401 and "already used" in replayed.text
     fresh_state = await start_install(bot)  # the same code with a state of its own: Slack refuses a code twice
     again = await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": fresh_state}, headers={"accept-language": "en"})
     assert again.status_code == 401 and "invalid, expired or already used" in again.text
-    assert await redis.get("roombot:slack-install:team:T0AAA") == stored and len(slack.grants) == 1
+    assert await kept_installations(redis) == stored and len(slack.grants) == 1
 
 
 async def test_a_code_given_to_another_app_installs_nothing(bot: Bot, slack: FakeSlack, redis: aioredis.Redis) -> None:
@@ -117,7 +117,7 @@ async def test_a_code_given_to_another_app_installs_nothing(bot: Bot, slack: Fak
     code = slack.consent("T0AAA", client_id="9999.other")
     page = await bot.http.get("/slack/oauth_redirect", params={"code": code, "state": state}, headers={"accept-language": "en"})
     assert page.status_code == 401 and "did not confirm this installation" in page.text
-    assert slack.grants == {} and await redis.keys("roombot:slack-install:*") == []
+    assert slack.grants == {} and await kept_installations(redis) == {}
 
 
 async def test_hostile_callbacks_get_a_page_never_a_traceback(bot: Bot, slack: FakeSlack) -> None:
@@ -175,8 +175,11 @@ async def test_a_rotating_token_is_refreshed_once_across_processes(settings: Set
 async def test_install_answers_when_redis_is_gone(settings: Settings, slack: FakeSlack) -> None:
     dead = aioredis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=1)  # nothing listens there
     async for bot in start_bot(settings, dead, slack):
-        page = await bot.http.get("/slack/install", headers={"accept-language": "en"})
+        state = await start_install(bot)  # a link is signed, not stored: it is handed out without Redis
+        page = await bot.http.get("/slack/oauth_redirect", params={"code": slack.consent("T0AAA"), "state": state},
+                                  headers={"accept-language": "en"})
         assert page.status_code == 503 and "could not be saved on the bot" in page.text
+        assert slack.called("oauth.v2.access") == []  # the code is not spent: the same consent works once Redis is back
 
 
 @pytest.mark.parametrize("json_lines", [True, False])
@@ -203,7 +206,8 @@ async def test_an_expired_token_waits_for_the_process_refreshing_it(redis: aiore
     from slack_sdk.oauth.installation_store import Installation
     from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 
-    from bot.installations import InstallationStore, Rotation
+    from bot.authorize import Rotation
+    from bot.installations import InstallationStore
     from clients.secret_box import SecretBox
 
     store = InstallationStore(redis, SecretBox())

@@ -40,7 +40,8 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
         "channels:read", "groups:read", "files:write", "channels:join"}
     events = manifest["settings"]["event_subscriptions"]
     assert events["request_url"] == command["url"]
-    assert set(events["bot_events"]) == {"app_home_opened", "link_shared", "function_executed", "app_uninstalled", "tokens_revoked"}
+    assert set(events["bot_events"]) == {"app_home_opened", "link_shared", "function_executed", "app_uninstalled", "tokens_revoked",
+                                         "team_access_granted", "team_access_revoked"}
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
 
 
