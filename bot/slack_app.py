@@ -49,6 +49,7 @@ from handlers.ack_first import PendingAcks
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
+from handlers.on_behalf import workspace_of
 from handlers.planned.changes import WeeklyMeetings
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
@@ -174,9 +175,22 @@ def oauth_app(settings: Settings, redis: aioredis.Redis, tasks: ListenerTasks) -
         )
         # an AsyncAuthorize instance is used as it is (Bolt's annotation names only functions)
         app = AsyncApp(name="roombot", client=client, oauth_settings=oauth, installation_store=store, authorize=authorize,  # type: ignore[arg-type]
-                       request_verification_enabled=False, user_facing_authorize_error_message=_in_every_language(settings, "install.gone"))
+                       request_verification_enabled=False, user_facing_authorize_error_message=_in_every_language(settings, "install.gone"),
+                       before_authorize=_organisation_workspace)
     app.middleware(_repairing(_in_every_language(settings, "install.repairing")))
     return app, Workspaces(client, store, rotation, redis, members)
+
+
+async def _organisation_workspace(context: AsyncBoltContext, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> None:
+    """An organisation's events carry their grant with a null team (`authorizations[0]`), so Bolt
+    knows no workspace and its client names none, which Slack refuses with an organisation's
+    token: the workspace is where the event happened (the top-level `team_id`)."""
+    if context.is_enterprise_install and not context.team_id:
+        workspace = workspace_of(body)
+        if workspace:
+            context["team_id"] = workspace
+            context.client.default_params["team_id"] = workspace
+    await next()
 
 
 def _in_every_language(settings: Settings, name: str) -> str:
