@@ -37,6 +37,13 @@ class Membership:
         """An administrator, or an instructeur of one of its groups."""
         return self.administrator(email) or bool(self.groups_of(email))
 
+    def may_follow(self, email: str, group: int | None = None) -> bool:
+        """Whether the person may have the démarche's figures (or one group's only): an
+        administrator, or an instructeur of it (of that group, for a group)."""
+        if group is None:
+            return self.entitled(email)
+        return self.administrator(email) or group in self.groups_of(email)
+
     def administrator(self, email: str) -> bool:
         return email_digest(email) in self.administrators
 

@@ -46,6 +46,7 @@ class Outcome(StrEnum):
     BUSY = "another process is posting it"
     PAUSED = "not posted: the channel refuses it"
     NO_TOKEN = "not posted: no dossier-service token serves the workspace"
+    LAPSED = "not posted: whoever set it up no longer works on its démarches"
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ class Followed:
     demarche: int
     by: str = ""
     group: int | None = None
+    # whoever set it up no longer works on the démarche (or the group) on the service: nothing of it
+    # is posted until someone entitled follows it again (handlers.digest.rights)
+    lapsed: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,11 @@ class Subscription:
         return tuple(f.demarche for f in self.follows)
 
     @property
+    def live(self) -> Subscription:
+        """The subscription as a digest run counts it: without what has lapsed."""
+        return replace(self, follows=tuple(f for f in self.follows if not f.lapsed))
+
+    @property
     def place(self) -> str:
         """Names this subscription's marks (posted, lease, forced run): the operator's and a channel's
         own subscription in the same channel never share one, so neither cancels the other."""
@@ -55,6 +63,9 @@ class Subscription:
         return f"{self.team}:{self.channel}" if self.team else self.channel
 
     def follow(self, demarche: int, by: str, group: int | None = None) -> Subscription:
+        """Follows the démarche, set up by `by`; one that had lapsed is taken over by them."""
+        if any(f.demarche == demarche and f.lapsed for f in self.follows):
+            return replace(self, follows=tuple(Followed(demarche, by, group) if f.demarche == demarche else f for f in self.follows))
         if demarche in self.demarches:
             return self
         return replace(self, follows=(*self.follows, Followed(demarche, by, group)))
@@ -84,7 +95,7 @@ class Subscriptions:
             return None
         data = json.loads(raw)
         if "follows" in data:
-            follows = tuple(Followed(int(f["n"]), str(f.get("by", "")), f.get("g")) for f in data["follows"])
+            follows = tuple(Followed(int(f["n"]), str(f.get("by", "")), f.get("g"), bool(f.get("x"))) for f in data["follows"])
         else:  # written before who set it up was recorded
             follows = tuple(Followed(int(n)) for n in data["demarches"])
         return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"), team=team)
@@ -97,7 +108,7 @@ class Subscriptions:
             await self._redis.srem(INDEX, name)
             return
         data = {"follows": [{"n": f.demarche, "by": f.by} | ({"g": f.group} if f.group is not None else {})
-                            for f in subscription.follows],
+                            | ({"x": 1} if f.lapsed else {}) for f in subscription.follows],
                 "at": subscription.at.strftime("%H:%M"), "paused": subscription.paused}
         await self._redis.set(_key(subscription.team, subscription.channel), json.dumps(data))
         await self._redis.sadd(INDEX, name)

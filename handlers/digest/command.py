@@ -173,7 +173,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         return refusal
     current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
-    new = [n for n in request.numbers if current is None or n not in current.demarches]
+    new = [n for n in request.numbers if current is None or n not in current.live.demarches]  # a lapsed one is taken over
     room = digests.max_per_person - await digests.subscriptions.set_up_by(where.user)
     accepted: list[int] = []
     for number in new:
@@ -234,26 +234,32 @@ async def _why_not(digests: DigestJob, number: int, where: Where, group: int | N
         return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
     if group is not None and group not in membership.groups:
         return text(lang, "digest_cmd.no_group", number=number, group=group)
-    if group is not None and not (membership.administrator(where.email) or group in membership.groups_of(where.email)):
+    if group is not None and not membership.may_follow(where.email, group):
         return text(lang, "digest_cmd.not_in_group", number=number, group=membership.groups[group][0])
-    if not membership.entitled(where.email):
+    if not membership.may_follow(where.email):
         return text(lang, "digest_cmd.not_entitled", number=number)
     return None
 
 
 async def _may_change(digests: DigestJob, subscription: Subscription, number: int, where: Where) -> bool:
-    """Whoever set the démarche up here, or one of its administrators or instructeurs."""
+    """Whoever set the démarche up here (to stop it), or one of its administrators or instructeurs."""
     if subscription.set_up_by(number) == where.user:
         return True
+    return await _entitled(digests, number, None, where)
+
+
+async def _entitled(digests: DigestJob, number: int, group: int | None, where: Where) -> bool:
+    """Works on the démarche (on the group, for a group's digest) now, as the service lists it."""
     try:
-        return (await digests.membership(number, where.account)).entitled(where.email)
+        return (await digests.membership(number, where.account)).may_follow(where.email, group)
     except DossierServiceError:
         return False
 
 
 async def _not_theirs(digests: DigestJob, subscription: Subscription, where: Where) -> tuple[int, ...]:
-    """The démarches this channel follows that this person may not change (so not their hour either)."""
-    return tuple([n for n in subscription.demarches if not await _may_change(digests, subscription, n, where)])
+    """The démarches this channel follows whose hour this person may not move: only someone who
+    works on each now may (whoever set it up included, while they still do)."""
+    return tuple([f.demarche for f in subscription.follows if not await _entitled(digests, f.demarche, f.group, where)])
 
 
 async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
@@ -305,7 +311,8 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
         for f in mine.follows:
             group = " " + text(lang, "digest_cmd.group", group=await _group_label(digests, account, f)) if f.group is not None else ""
             setter = f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else ""
-            entries.append(f"n° {f.demarche}{group}{setter}")
+            lapsed = f" ({text(lang, 'digest_cmd.lapsed_entry')})" if f.lapsed else ""
+            entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
         followed = ", ".join(entries)
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
                           zone=str(digests.zone), next=_next_run(mine, digests.zone, lang)))
@@ -347,7 +354,8 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
     except DigestNotPosted as error:
         return plain(text(lang, "digest_cmd.not_posted", reason=str(error)))
     key = {Outcome.POSTED: "digest_cmd.posted", Outcome.ALREADY_POSTED: "digest_cmd.already", Outcome.BUSY: "digest_cmd.busy",
-           Outcome.PAUSED: "digest_cmd.refused_here", Outcome.NO_TOKEN: "digest_cmd.no_token_here"}
+           Outcome.PAUSED: "digest_cmd.refused_here", Outcome.NO_TOKEN: "digest_cmd.no_token_here",
+           Outcome.LAPSED: "digest_cmd.lapsed_now"}
     return plain(text(lang, key[outcome]))
 
 

@@ -37,6 +37,7 @@ from handlers.digest.messages import (
     numbers_text,
 )
 from handlers.digest.post import HINTS, DigestNotPosted, post_parts
+from handlers.digest.rights import with_rights
 from handlers.digest.summary import summary_line
 from handlers.i18n import Mrkdwn, text
 
@@ -281,6 +282,11 @@ class DigestJob:
             if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
                 log.warning("digest of %s not posted: no dossier-service token serves workspace %s", channel, sub.team)
                 return Outcome.NO_TOKEN
+            sub = await with_rights(slack, lambda number: self.membership(number, account), self.subscriptions, sub,
+                                    self.config.language)
+            if not sub.live.follows:
+                return Outcome.LAPSED
+            sub = sub.live
             refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
             if refusal is not None:
                 return await self._refused(slack, day, sub, refusal)

@@ -6,69 +6,23 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
-import httpx
 import pytest
 from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.scheduler import run_subscriptions
-from bot.server import create_web_app
-from bot.slack_app import build_app, configure_slack_client
+from bot.slack_app import configure_slack_client
 from clients.dossiers.digest_store import DigestStore, Outcome
-from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
-from clients.rooms.service import RoomService
-from handlers.digest.job import DigestJob
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
+from tests.digest.commands import ALICE, digest, make_job
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import TEAM, FakeSlack
-from tests.slack_requests import SIGNING_SECRET, command_body
-
-#: Alice's e-mail as the dossier service lists her (the Slack profile has it in other case)
-ALICE = "alice.martin@example.gouv.fr"
-
-
-@pytest.fixture
-def digest_settings(settings: Settings, ds: FakeDS) -> Settings:
-    return settings.model_copy(update={"ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "default_language": "en",
-                                       "digest_time": dt.time(9, 0), "digest_timezone": "Europe/Paris"})
-
-
-def make_job(settings: Settings, redis, ds: FakeDS) -> tuple[DigestJob, DossierService]:
-    return make_digest_job(settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"), settings))
-
-
-@pytest.fixture
-async def digest_bot(digest_settings: Settings, redis, slack: FakeSlack, ds: FakeDS, alice) -> AsyncIterator[Bot]:
-    job, service = make_job(digest_settings, redis, ds)
-    assert digest_settings.meet_api_url and digest_settings.meet_client_id and digest_settings.meet_client_secret
-    rooms = RoomService(str(digest_settings.meet_api_url), digest_settings.meet_client_id, digest_settings.meet_client_secret,
-                        policy=instant_policy())
-    runtime = build_app(digest_settings, redis, rooms, digests=job)
-    transport = httpx.ASGITransport(app=create_web_app(runtime, signing_secret=SIGNING_SECRET))
-    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
-        yield Bot(runtime, http, slack)
-        await runtime.tasks.drain(10)
-    await runtime.aclose()
-    await rooms.aclose()
-    await service.aclose()
-
-
-async def digest(bot: Bot, text: str, channel: str = "C0TEAM", user: str = "U0ALICE", channel_name: str = "general") -> str:
-    """Runs `/digest <text>` in `channel` as `user` and returns the last private answer."""
-    before = len(bot.slack.responses)
-    response = await bot.post(command_body(text, user, bot.slack.response_url(), command="/digest", channel=channel,
-                                           channel_name=channel_name))
-    assert response.status_code == 200
-    await bot.runtime.tasks.drain(20)
-    replies = bot.slack.responses[before:]
-    assert replies, "no answer"
-    return text_of(replies[-1])
+from tests.slack_requests import command_body
 
 
 async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
@@ -122,30 +76,25 @@ async def test_digest_now_posts_once_unless_the_same_person_forces_it(digest_bot
 
 
 async def test_each_channel_gets_one_digest_at_its_hour_and_shared_demarches_are_counted_once(
-        digest_settings: Settings, redis, ds: FakeDS, slack: FakeSlack):
-    ds.add_demarche(101, "Partagée", dossiers=250)
-    ds.add_demarche(102, "Seule", dossiers=10)
+        channel_settings: Settings, redis, ds: FakeDS, slack: FakeSlack, alice):
+    ds.add_demarche(101, "Partagée", dossiers=250, admins=(ALICE,))
+    ds.add_demarche(102, "Seule", dossiers=10, admins=(ALICE,))
     subscriptions = Subscriptions(redis)
     await subscriptions.save(Subscription("C0EARLY", (Followed(101, "U0ALICE"),), dt.time(8, 0)))
     await subscriptions.save(Subscription("C0LATE", (Followed(101, "U0ALICE"), Followed(102, "U0ALICE")), dt.time(9, 30)))
     clock = {"now": dt.datetime(2026, 1, 5, 7, 10, tzinfo=dt.UTC)}  # 08:10 in Paris: only the early one is due
-    jobs = [make_job(digest_settings, redis, ds) for _ in range(2)]  # two bot processes
+    jobs = [make_job(channel_settings, redis, ds) for _ in range(2)]  # two bot processes
     stop = asyncio.Event()
     loops = [asyncio.create_task(run_subscriptions(job, stop, now=lambda: clock["now"], poll=0.02)) for job, _ in jobs]
 
-    async def posted(channel: str) -> None:
-        while not slack.posted(channel):
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(posted("C0EARLY"), 20)
+    await eventually(lambda: slack.posted("C0EARLY"), what="the early digest")
     assert slack.posted("C0LATE") == []
     walks_of_101 = sum(1 for q in ds.queries if q["operationName"] == "getDemarche" and q["variables"]["demarcheNumber"] == 101)
     clock["now"] = dt.datetime(2026, 1, 5, 8, 31, tzinfo=dt.UTC)  # 09:31: the late one, within the run window
-    await asyncio.wait_for(posted("C0LATE"), 20)
+    await eventually(lambda: slack.posted("C0LATE"), what="the late digest")
     day = dt.date(2026, 1, 5)
     for channel in ("C0EARLY", "C0LATE"):  # once posted, no run can post again
-        while not await DigestStore(redis).is_posted(day, channel):
-            await asyncio.sleep(0.02)
+        await eventually(lambda channel=channel: DigestStore(redis).is_posted(day, channel), what=f"{channel} marked posted")
     stop.set()
     await asyncio.gather(*loops)
     assert len(slack.posted("C0EARLY")) == 1 and len(slack.posted("C0LATE")) == 1
@@ -176,13 +125,13 @@ async def test_a_mistyped_verb_gets_the_command_it_probably_meant(digest_bot: Bo
 
 
 async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_walk_runs(
-        digest_settings: Settings, redis, ds: FakeDS, slack: FakeSlack):
+        channel_settings: Settings, redis, ds: FakeDS, slack: FakeSlack, alice):
     """Not one loop behind another: the operator's digest starts at its hour, as urgent (its walk
     may use the whole window of the token's allowance), while a channel's digest is still counting."""
     ds.add_demarche(101, "Celle de l'exploitant", dossiers=50)
-    ds.add_demarche(201, "Très grande", dossiers=2000)  # 20 pages
+    ds.add_demarche(201, "Très grande", dossiers=2000, admins=(ALICE,))  # 20 pages
     ds.slow[201] = 0.15
-    settings = digest_settings.model_copy(update={"digest_channel": "C0OPS", "digest_demarches": [101]})
+    settings = channel_settings.model_copy(update={"digest_channel": "C0OPS", "digest_demarches": [101]})
     await Subscriptions(redis).save(Subscription("C0TEAM", (Followed(201, "U0ALICE"),), dt.time(8, 59)))
     clock = {"now": dt.datetime(2026, 1, 5, 7, 59, 30, tzinfo=dt.UTC)}  # 08:59:30 in Paris: the channel's is due
     job, service = make_digest_job(settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-t"), settings),
@@ -206,14 +155,6 @@ async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_w
 
 
 HR = "Signalements RH confidentiels"
-
-
-@pytest.fixture
-def people(slack: FakeSlack) -> dict[str, str]:
-    """Slack users by role: Mallory works on no démarche; Bob instructs démarche 101's Paris group."""
-    slack.add_user("U0MAL", "mallory@example.gouv.fr", locale="en-US")
-    slack.add_user("U0BOB", "Bob.Durand@Example.gouv.fr", locale="en-US")
-    return {"mallory": "U0MAL", "bob": "U0BOB"}
 
 
 def asked_for_members(ds: FakeDS) -> int:

@@ -25,7 +25,8 @@ def oauth_settings(meet: FakeMeet, slack: FakeSlack, **more: object) -> Settings
 
 async def kept_installations(redis: aioredis.Redis) -> dict[str, dict[str, str]]:
     """What the installation store keeps, by place: each field as stored (sealed)."""
-    return {str(name): dict(await redis.hgetall(name)) for name in await redis.keys(key("slack-place", "*"))}
+    return {str(name): {str(field): str(value) for field, value in (await redis.hgetall(name)).items()}
+            for name in await redis.keys(key("slack-place", "*"))}
 
 
 async def start_install(bot: Bot) -> str:

@@ -23,8 +23,6 @@ from tests.installs.oauth import KEY, install, oauth_settings, room_command, sta
 from tests.processes import free_port, python_env, start_server
 from tests.slack_requests import command_body
 
-pytestmark = pytest.mark.asyncio
-
 
 def cleared(response: httpx.Response) -> bool:
     cookie = response.headers.get("set-cookie", "")

@@ -80,7 +80,7 @@ async def test_an_organisation_installation_is_found_from_any_of_its_workspaces(
     assert await bot_found(store, "EO111", None)
     await store.async_delete_bot(enterprise_id="EO111", team_id=None)  # the bot only
     assert not await bot_found(store, "EO111", None) and await found(store, "EO111", None)
-    assert (await store.async_find_installation(enterprise_id="EO111", team_id=None)).bot_token is None  # type: ignore[union-attr]
+    assert (await store.async_find_installation(enterprise_id="EO111", team_id=None)).bot_token is None
 
     assert await found(store, "EO111", "T111", org=True) and not await found(store, "EO111", "T222")
     assert not await found(store, None, "T111")
