@@ -1,7 +1,8 @@
-"""Claims that succeed once per window, shared by every bot process through Redis.
+"""Claims that succeed once (or a few times) per window, shared by every bot process through Redis.
 
 Used wherever Slack may say the same thing twice — a double click, a retried event delivery —
-and the effect must happen once: `SET key 1 NX EX ttl` is true only for the first caller.
+and the effect must happen once: `SET key 1 NX EX ttl` is true only for the first caller. `within`
+is the same with room for a few: what one person may cost the services in a minute.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ class Once:
         except RedisError as error:
             degraded(f"{name[0]} once", error)
             return True
+
+    async def within(self, *name: str, most: int, ttl: int) -> bool:
+        """Whether this is one of the first `most` claims of the window (without Redis: yes)."""
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.set(key("once", *name), 0, ex=ttl, nx=True)  # the window starts with its first claim
+                pipe.incr(key("once", *name))
+                _, taken = await pipe.execute()
+        except RedisError as error:
+            degraded(f"{name[0]} quota", error)
+            return True
+        return int(taken) <= most
 
     async def release(self, *name: str) -> None:
         """Gives the claim back when the effect did not happen, so trying again works."""

@@ -16,11 +16,14 @@ from typing import Protocol
 
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
+from clients.dossiers.rate_limit import SHARE
 from clients.dossiers.service import Dossier
 from clients.json_cache import JsonCache
 
 #: How long a dossier's facts are reused for its links (a state changes rarely within minutes).
 PREVIEW_TTL = 300
+#: The share of a minute's allowance previews may use: the rest is the digests'.
+PREVIEW_SHARE = 0.5
 
 
 class DossierLookup(Protocol):
@@ -51,15 +54,27 @@ class DossierPreviews:
 
     async def for_person(self, number: int, email: str, demarche: int | None = None) -> DossierFacts | None:
         """The dossier's facts when `email` is entitled to its démarche (and the link's démarche,
-        when it names one, is the dossier's); None otherwise, or when the service cannot say."""
-        facts = await self._facts(number)
-        if facts is None or (demarche is not None and demarche != facts.demarche):
-            return None
+        when it names one, is the dossier's); None otherwise, or when the service cannot say.
+        A link that names its démarche is checked against its member list before the dossier is
+        read: a person entitled to nothing costs no dossier read. Previews use at most a share of
+        the token's allowance (`PREVIEW_SHARE`): past it they show nothing rather than wait, and
+        digests keep the rest."""
+        share = SHARE.set(PREVIEW_SHARE)
         try:
-            membership = await self._access.membership(facts.demarche)
+            if demarche is not None and not await self._entitled(demarche, email):
+                return None
+            facts = await self._facts(number)
+            if facts is None or (demarche is not None and demarche != facts.demarche):
+                return None
+            return facts if demarche is not None or await self._entitled(facts.demarche, email) else None
+        finally:
+            SHARE.reset(share)
+
+    async def _entitled(self, demarche: int, email: str) -> bool:
+        try:
+            return (await self._access.membership(demarche)).entitled(email)
         except DossierServiceError:
-            return None
-        return facts if membership.entitled(email) else None
+            return False
 
     async def _facts(self, number: int) -> DossierFacts | None:
         cached = await self._cache.get(str(number))

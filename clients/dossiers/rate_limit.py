@@ -24,6 +24,7 @@ from contextvars import ContextVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from clients.dossiers.errors import DossierServiceUnavailable
 from clients.redis_keys import key
 from clients.storage import degraded
 
@@ -31,6 +32,16 @@ from clients.storage import degraded
 URGENT: ContextVar[bool] = ContextVar("urgent_dossier_requests", default=False)
 #: The share of each window kept for urgent requests.
 RESERVED = 0.25
+#: Set (to a share of the window) for requests that may wait for nobody and take nothing digests
+#: need (link previews, watches): they go only while less than that share of the window is spent,
+#: and give up otherwise (`OverShare`) rather than wait for the next window.
+SHARE: ContextVar[float | None] = ContextVar("dossier_request_share", default=None)
+
+
+class OverShare(DossierServiceUnavailable):
+    """The request's share of the allowance is spent for this minute: it is not sent."""
+
+    reason = "busy"
 
 
 class RateLimiter:
@@ -57,11 +68,14 @@ class RateLimiter:
 
     async def wait(self) -> None:
         """Returns when this request may go: a ticket of the current window was free (for it)."""
-        urgent = URGENT.get()
+        urgent, share = URGENT.get(), SHARE.get()
         while True:
             now = self._clock()
             index = int(now // self._window)
             taken, reserving = await self._take(index, urgent)
+            if share is not None and taken > max(1, int(self.allowed * share)):
+                await self._give_back(index)
+                raise OverShare("this minute's share of the dossier service's allowance is spent")
             if taken <= (self.ordinary if reserving and not urgent else self.allowed):
                 return
             await self._give_back(index)
