@@ -10,10 +10,13 @@ no e-mail and no room PIN is kept (a file that needs the PIN reads the room agai
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import redis.asyncio as aioredis
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from redis.exceptions import RedisError
 
 from clients.redis_keys import key
@@ -22,6 +25,22 @@ from clients.storage import as_text, degraded
 #: How long a meeting is kept after it ended (for a late "Cancel" click to find it and say so).
 KEPT_AFTER = 24 * 3600
 WEEK = dt.timedelta(days=7)
+#: Upcoming meetings one person may own: each is a room, reminders and files for everyone invited.
+MOST_OWNED = 50
+RESERVED_SECONDS = 600  # a place taken while a meeting is being made, given back if it never is
+CHANGE_LOCK_SECONDS = 60  # a change (cancel, move, the weekly roll) in progress; others wait for it
+# how long a person's lists outlive their last change: longer than any meeting they hold (planned
+# at most 120 days ahead, kept a day after its end, a weekly one a week more), so that saving a
+# short meeting never shortens the life of a list holding a later one
+INDEX_SECONDS = 130 * 24 * 3600
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class TooMany(Exception):
+    """The person owns `MOST_OWNED` upcoming meetings already."""
 
 
 class Reminder(BaseModel):
@@ -33,7 +52,7 @@ class Reminder(BaseModel):
 
 
 class Meeting(BaseModel):
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    id: str = Field(default_factory=new_id)
     team_id: str
     owner: str
     room_id: str
@@ -44,10 +63,20 @@ class Meeting(BaseModel):
     minutes: int = 60
     zone: str  # the owner's time zone: the calendar file's TZID, and what "weekly" keeps fixed
     weekly: bool = False
+    # a weekly series' wall-clock time in `zone` ("HH:MM"): each occurrence is that time on its day,
+    # whatever clock change the one before it crossed (None: kept before series had one)
+    wall: str | None = None
     invitees: list[str] = Field(default_factory=list)
     channel: str | None = None
     sequence: int = 0  # the calendar file's SEQUENCE: raised by every change
     reminders: list[Reminder] = Field(default_factory=list)
+
+    @field_validator("topic")
+    @classmethod
+    def _printable(cls, topic: str) -> str:
+        """Typed text may carry control characters (NUL, ESC, DEL…): none reaches a message or a
+        calendar file's SUMMARY."""
+        return "".join(" " if char in "\t\n\r" else char for char in topic if char in "\t\n\r" or unicodedata.category(char) != "Cc")
 
     @property
     def start(self) -> dt.datetime:
@@ -72,19 +101,48 @@ class Meetings:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
 
-    async def reachable(self) -> None:
-        """Raises RedisError when meetings cannot be kept: checked before a room is made for one."""
-        await self._redis.ping()
+    async def reserve(self, team_id: str, owner: str, meeting_id: str, now: dt.datetime, most: int = MOST_OWNED) -> None:
+        """Takes one of the owner's places for a meeting about to be made; `TooMany` when they own
+        `most` upcoming ones already. Counted with the places others are taking at the same moment,
+        so a burst of commands cannot pass the cap."""
+        owned, at = self._owned(team_id, owner), int(now.timestamp())
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(owned, "-inf", at)  # what has ended, and places never used
+            pipe.zadd(owned, {meeting_id: at + RESERVED_SECONDS})
+            pipe.zcard(owned)
+            pipe.ttl(owned)
+            _, _, count, lasts = await pipe.execute()
+        if int(lasts) < RESERVED_SECONDS:  # a new list: it goes by itself if nothing is ever made
+            await self._redis.expire(owned, RESERVED_SECONDS)
+        if int(count) > most:
+            await self._redis.zrem(owned, meeting_id)
+            raise TooMany(f"{owner} owns {most} upcoming meetings")
+
+    async def release(self, team_id: str, owner: str, meeting_id: str) -> None:
+        """A place taken for a meeting that was not made after all."""
+        await self._redis.zrem(self._owned(team_id, owner), meeting_id)
+
+    @asynccontextmanager
+    async def changing(self, team_id: str, meeting_id: str) -> AsyncIterator[None]:
+        """One change of a meeting at a time, across processes: a Cancel and a Move submitted at
+        once run one after the other, and each reads the meeting again once it holds it."""
+        async with self._redis.lock(key("meeting-change", team_id, meeting_id), timeout=CHANGE_LOCK_SECONDS,
+                                    blocking_timeout=CHANGE_LOCK_SECONDS):
+            yield
 
     async def save(self, meeting: Meeting, now: dt.datetime) -> None:
-        """Stores `meeting` and lists it for each of its people (until its end)."""
+        """Stores `meeting` and lists it for each of its people (until its end); it counts among
+        its owner's until then (a weekly one until it is cancelled)."""
         ttl = int((meeting.end - now).total_seconds()) + KEPT_AFTER + (int(WEEK.total_seconds()) if meeting.weekly else 0)
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.set(self._key(meeting.team_id, meeting.id), meeting.model_dump_json(), ex=max(ttl, 60))
+            owned = self._owned(meeting.team_id, meeting.owner)
+            pipe.zadd(owned, {meeting.id: int(meeting.end.timestamp()) + (int(WEEK.total_seconds()) if meeting.weekly else 0)})
+            pipe.expire(owned, INDEX_SECONDS)
             for person in meeting.people:
                 index = self._index(meeting.team_id, person)
                 pipe.zadd(index, {meeting.id: meeting.starts_at})
-                pipe.expire(index, ttl + int(WEEK.total_seconds()))
+                pipe.expire(index, INDEX_SECONDS)
             if meeting.weekly:
                 pipe.zadd(key("meetings", "weekly"), {f"{meeting.team_id}:{meeting.id}": meeting.starts_at})
             await pipe.execute()
@@ -123,6 +181,7 @@ class Meetings:
     async def remove(self, meeting: Meeting) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.delete(self._key(meeting.team_id, meeting.id))
+            pipe.zrem(self._owned(meeting.team_id, meeting.owner), meeting.id)
             for person in meeting.people:
                 pipe.zrem(self._index(meeting.team_id, person), meeting.id)
             pipe.zrem(key("meetings", "weekly"), f"{meeting.team_id}:{meeting.id}")
@@ -146,6 +205,9 @@ class Meetings:
 
     def _index(self, team_id: str, person: str) -> str:
         return key("upcoming", team_id, person)
+
+    def _owned(self, team_id: str, owner: str) -> str:
+        return key("owned", team_id, owner)
 
 
 def _text(member: object) -> str:

@@ -11,7 +11,7 @@ from clients.redis_keys import key
 from clients.storage import as_text
 
 #: key namespaces whose second part is the team id
-BY_TEAM = ("profile", "meeting", "upcoming", "ds-token")
+BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token")
 
 
 async def forget_team(redis: aioredis.Redis, team: str) -> int:

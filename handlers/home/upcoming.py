@@ -49,12 +49,12 @@ def register(app: AsyncApp, services: Services) -> None:
         meeting, said = await _owned(services, asker, str(action.get("value", "")), lang)
         if meeting is not None:
             try:
-                await cancel(services, client, meeting, lambda place: _notice(place, meeting, cancelled=True),
-                             dt.datetime.now(dt.UTC))
+                done = await cancel(services, client, meeting, lambda place, now_is: _notice(place, now_is, cancelled=True),
+                                    dt.datetime.now(dt.UTC))
             except Exception:
                 await services.once.release(*claim)  # so that a click once Slack or Redis is back works
                 raise
-            said = plain(text(lang, "plan.cancelled_done", topic=topic_of(lang, meeting)))
+            said = plain(text(lang, "plan.cancelled_done" if done else "plan.gone", topic=topic_of(lang, meeting)))
         await publish_home(services, client, asker, said=said)
 
     async def move_clicked(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
@@ -91,7 +91,10 @@ def register(app: AsyncApp, services: Services) -> None:
 
         async def work(email: str, lang: str) -> Message:
             room: Room | None = await services.rooms.get(email, moved.room_id)  # the file carries its dial-in
-            refused = await move(services, client, moved, start, room, lambda place: _notice(place, moved, cancelled=False), now)
+            refused = await move(services, client, moved, start, room,
+                                 lambda place, now_is: _notice(place, now_is, cancelled=False), now)
+            if refused is None:  # cancelled while the modal was open, or at the same moment
+                return plain(text(lang, "plan.gone"))
             lines = [text(lang, "plan.moved_done", topic=topic_of(lang, moved))]
             lines += [text(lang, "plan.no_reminder", place=place, reason=refused_reason(lang, code)) for place, code in refused]
             return plain("\n".join(lines))

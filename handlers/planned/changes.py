@@ -27,7 +27,7 @@ from handlers.workspaces import Workspaces
 
 log = logging.getLogger(__name__)
 
-Notice = Callable[[Place], Message]
+Notice = Callable[[Place, Meeting], Message]  # what a place is told of the meeting as it now is
 
 
 async def places_of(services: Services, client: AsyncWebClient, meeting: Meeting) -> list[Place]:
@@ -53,7 +53,7 @@ async def places_of(services: Services, client: AsyncWebClient, meeting: Meeting
     return found
 
 
-async def tell(client: AsyncWebClient, places: list[Place], notice: Notice) -> None:
+async def tell(client: AsyncWebClient, places: list[Place], notice: Callable[[Place], Message]) -> None:
     for place in places:
         try:
             await client.chat_postMessage(channel=place.channel, unfurl_links=False, **notice(place).payload())
@@ -84,34 +84,57 @@ async def remind(client: AsyncWebClient, places: list[Place], meeting: Meeting, 
     return refused
 
 
-async def cancel(services: Services, client: AsyncWebClient, meeting: Meeting, notice: Notice, now: dt.datetime) -> None:
-    """Reminders removed, everyone told with a cancelling calendar file, the meeting forgotten."""
-    await unschedule(client, meeting.reminders, now)
-    meeting.sequence += 1
-    places = await places_of(services, client, meeting)
-    await tell(client, places, notice)
-    await send_files(client, places, meeting, None, now, cancelled=True)
-    await services.meetings.remove(meeting)
+async def cancel(services: Services, client: AsyncWebClient, meeting: Meeting, notice: Notice, now: dt.datetime) -> bool:
+    """Reminders removed, everyone told with a cancelling calendar file, the meeting forgotten.
+    False when it was gone already (cancelled meanwhile): nobody is told twice."""
+    async with services.meetings.changing(meeting.team_id, meeting.id):
+        current = await services.meetings.get(meeting.team_id, meeting.id)  # as it is now: a move may have just run
+        if current is None:
+            return False
+        await unschedule(client, current.reminders, now)
+        current.sequence += 1
+        places = await places_of(services, client, current)
+        await tell(client, places, lambda place: notice(place, current))
+        await send_files(client, places, current, None, now, cancelled=True)
+        await services.meetings.remove(current)
+        return True
 
 
 async def move(services: Services, client: AsyncWebClient, meeting: Meeting, start: dt.datetime, room: Room | None,
-               notice: Notice, now: dt.datetime) -> Refused:
-    """The start changed, the reminders replaced, everyone told with an updated calendar file."""
-    await unschedule(client, meeting.reminders, now)
-    meeting.starts_at, meeting.sequence = int(start.timestamp()), meeting.sequence + 1
-    places = await places_of(services, client, meeting)
-    await tell(client, places, notice)
-    await send_files(client, places, meeting, room, now)
-    refused = await remind(client, places, meeting, services.reminder_minutes, now)
-    await services.meetings.save(meeting, now)
-    return refused
+               notice: Notice, now: dt.datetime) -> Refused | None:
+    """The start changed, the reminders replaced, everyone told with an updated calendar file.
+    None when the meeting was cancelled meanwhile: a cancelled meeting stays cancelled."""
+    async with services.meetings.changing(meeting.team_id, meeting.id):
+        current = await services.meetings.get(meeting.team_id, meeting.id)
+        if current is None:
+            return None
+        await unschedule(client, current.reminders, now)
+        current.starts_at, current.sequence = int(start.timestamp()), current.sequence + 1
+        if current.weekly:
+            current.wall = wall_of(start, current.zone)
+        places = await places_of(services, client, current)
+        await tell(client, places, lambda place: notice(place, current))
+        await send_files(client, places, current, room, now)
+        refused = await remind(client, places, current, services.reminder_minutes, now)
+        await services.meetings.save(current, now)
+        return refused
 
 
-def next_week(start: dt.datetime, zone_name: str) -> dt.datetime:
-    """The same wall-clock time a week later in the owner's zone, across a clock change."""
+def wall_of(start: dt.datetime, zone_name: str) -> str:
+    """A series' wall-clock time in its zone ("HH:MM")."""
+    return start.astimezone(zone_named(zone_name, "UTC")).strftime("%H:%M")
+
+
+def next_week(start: dt.datetime, zone_name: str, wall: str | None = None) -> dt.datetime:
+    """The occurrence a week after `start`: the series' wall-clock time (`wall`; else `start`'s)
+    on the same weekday, in the owner's zone. A time that a clock change skips that day is read as
+    a calendar reads the file's weekly rule (RFC 5545: with the offset before the change, so 02:30
+    becomes 03:30); the week after, it is 02:30 again. A time that happens twice is the first."""
     zone = zone_named(zone_name, "UTC")
-    local = start.astimezone(zone).replace(tzinfo=None) + dt.timedelta(days=7)
-    return local.replace(tzinfo=zone).astimezone(dt.UTC)
+    local = start.astimezone(zone)
+    hours, minutes = (int(part) for part in (wall or local.strftime("%H:%M")).split(":"))
+    day = local.date() + dt.timedelta(days=7)
+    return dt.datetime(day.year, day.month, day.day, hours, minutes, tzinfo=zone).astimezone(dt.UTC)
 
 
 async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeting, now: dt.datetime) -> None:
@@ -119,19 +142,23 @@ async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeti
     keeps none more than 120 days ahead, and this runs every week)."""
     if not await services.once.claim("roll", meeting.team_id, meeting.id, str(meeting.starts_at), ttl=7 * 86400):
         return  # another process carried it
-    start = meeting.start
-    while start <= now:
-        start = next_week(start, meeting.zone)
-    meeting.starts_at = int(start.timestamp())
-    places = await places_of(services, client, meeting)
-    refused = await remind(client, places, meeting, services.reminder_minutes, now)
-    await services.meetings.save(meeting, now)
+    async with services.meetings.changing(meeting.team_id, meeting.id):
+        current = await services.meetings.get(meeting.team_id, meeting.id)
+        if current is None or current.starts_at != meeting.starts_at:
+            return  # cancelled, or moved, meanwhile
+        start = current.start
+        while start <= now:
+            start = next_week(start, current.zone, current.wall)
+        current.starts_at = int(start.timestamp())
+        places = await places_of(services, client, current)
+        refused = await remind(client, places, current, services.reminder_minutes, now)
+        await services.meetings.save(current, now)
     if refused:  # said to the owner once per week: the claim above is per occurrence
-        owner = next((place for place in places if place.label == f"<@{meeting.owner}>"), None)
+        owner = next((place for place in places if place.label == f"<@{current.owner}>"), None)
         if owner is not None:
             lines = [text(owner.lang, "plan.no_reminder", place=place, reason=refused_reason(owner.lang, code))
                      for place, code in refused]
-            await tell(client, [owner], lambda place: plain("\n".join([when_line(place.lang, meeting, place.zone), *lines])))
+            await tell(client, [owner], lambda place: plain("\n".join([when_line(place.lang, current, place.zone), *lines])))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.meetings import Meeting, Reminder
+from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
 from clients.rooms.models import AccessLevel
 from clients.storage import degraded
 from handlers.blocks import Message, plain
@@ -27,6 +27,7 @@ from handlers.i18n import Mrkdwn, text
 from handlers.new_room.invite import Planned, invite, with_notes
 from handlers.on_behalf import Asker
 from handlers.planned.calendar import calendar_file
+from handlers.planned.changes import wall_of
 from handlers.planned.messages import problem_words, refused_reason, title_of, when_line, zone_named
 from handlers.planned.reminders import Place, schedule, send_file
 from handlers.planned.when import Plan, Problem, start_of
@@ -73,14 +74,21 @@ async def plan_room(
 async def make_planned(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str,
                        planning: Planning) -> Message:
     """The room made, everyone invited with the time, files and reminders; the owner's reply."""
-    now, zone = dt.datetime.now(dt.UTC), planning.zone
-    await services.meetings.reachable()  # without its storage a meeting could not be moved or cancelled: no room
-    room = await services.rooms.create(email, planning.level, planning.configuration)
+    now, zone, meeting_id = dt.datetime.now(dt.UTC), planning.zone, new_id()
+    try:  # without its storage a meeting could not be moved or cancelled: no room (RedisError goes up)
+        await services.meetings.reserve(asker.team_id, asker.user_id, meeting_id, now)
+    except TooMany:
+        return plain(text(lang, "plan.too_many", most=MOST_OWNED))
+    try:
+        room = await services.rooms.create(email, planning.level, planning.configuration)
+    except Exception:
+        await services.meetings.release(asker.team_id, asker.user_id, meeting_id)
+        raise
     link = room_link(room, services.room_site)
-    meeting = Meeting(team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug, room_url=link,
-                      topic=planning.topic, starts_at=int(planning.start.timestamp()), minutes=planning.minutes,
-                      zone=zone.key, weekly=planning.weekly, channel=planning.channel,
-                      invitees=[person for person in planning.people if person != asker.user_id])
+    meeting = Meeting(id=meeting_id, team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug,
+                      room_url=link, topic=planning.topic, starts_at=int(planning.start.timestamp()), minutes=planning.minutes,
+                      zone=zone.key, weekly=planning.weekly, wall=wall_of(planning.start, zone.key) if planning.weekly else None,
+                      channel=planning.channel, invitees=[person for person in planning.people if person != asker.user_id])
     channel = planning.channel
     refused: list[tuple[str, Mrkdwn, str]] = []  # (what, where, Slack's code)
 
