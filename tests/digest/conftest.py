@@ -6,22 +6,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.server import create_web_app
-from bot.slack_app import build_app, configure_slack_client
+from bot.slack_app import configure_slack_client
 from clients.dossiers.service import DossierService
-from clients.rooms.service import RoomService
 from handlers.digest.job import DigestJob
-from tests.conftest import Bot, instant_policy, make_digest_job
+from tests.conftest import Bot, make_digest_job, start_bot
 from tests.digest.commands import make_job
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import SIGNING_SECRET
 
 CHANNEL = "C0DIGEST"
 
@@ -60,16 +56,8 @@ def channel_settings(settings: Settings, ds: FakeDS) -> Settings:
 @pytest.fixture
 async def digest_bot(channel_settings: Settings, redis, slack: FakeSlack, ds: FakeDS, alice) -> AsyncIterator[Bot]:
     job, service = make_job(channel_settings, redis, ds)
-    assert channel_settings.meet_api_url and channel_settings.meet_client_id and channel_settings.meet_client_secret
-    rooms = RoomService(str(channel_settings.meet_api_url), channel_settings.meet_client_id, channel_settings.meet_client_secret,
-                        policy=instant_policy())
-    runtime = build_app(channel_settings, redis, rooms, digests=job)
-    transport = httpx.ASGITransport(app=create_web_app(runtime, signing_secret=SIGNING_SECRET))
-    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as http:
-        yield Bot(runtime, http, slack)
-        await runtime.tasks.drain(10)
-    await runtime.aclose()
-    await rooms.aclose()
+    async for bot in start_bot(channel_settings, redis, slack, digests=job):
+        yield bot
     await service.aclose()
 
 
