@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     # démarches channels may subscribe to: numbers, or `*` for any the dossier token can read
     digest_allowed_demarches: str = "*"
     ds_requests_per_minute: int = Field(default=400, ge=1)  # the service allows 400 per token
+    # how often watched démarches are read for `/dossier watch` (one request each when nothing changed)
+    ds_watch_seconds: int = Field(default=300, ge=10, le=86400)
     digest_max_per_person: int = Field(default=10, ge=0)  # démarches one person may have followed with /digest
 
     albert_api_url: AnyHttpUrl = AnyHttpUrl("https://albert.api.etalab.gouv.fr")

@@ -138,6 +138,8 @@ async def serve(settings: Settings) -> None:
             daily.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
         if not helper:  # the first process carries weekly meetings to their next week
             daily.append(run_due(runtime.weekly.due, stop))
+        if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
+            daily.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
         schedulers = [asyncio.create_task(loop) for loop in daily]
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())

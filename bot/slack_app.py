@@ -33,6 +33,7 @@ from bot.scopes import REQUIRED_SCOPES
 from bot.wiring import digest_job, room_service
 from bot.workspace_clients import Workspaces
 from clients.aiohttp_transport import KEEPALIVE
+from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
@@ -46,6 +47,8 @@ from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
+from handlers.desk.buttons import VIEW_SECONDS
+from handlers.desk.watch import Watching
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
@@ -66,6 +69,7 @@ class Runtime:
     workspaces: Workspaces
     default_language: str
     digests: DigestJob | None = None
+    watching: Watching | None = None  # `/dossier watch`'s rounds, with a dossier-service token
 
     async def aclose(self) -> None:
         await self.http.close()
@@ -110,15 +114,19 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         reminder_minutes=settings.room_reminder_minutes,
         zone=settings.digest_timezone,
         workspaces=workspaces,
+        views=JsonCache(redis, "view-origin", VIEW_SECONDS),
+        watches=Watches(redis),
+        watch_seconds=settings.ds_watch_seconds,
         digests=digests,
-        dossier_host=urlsplit(str(settings.ds_api_url)).hostname,
+        dossier_site=_origin(str(settings.ds_api_url)),
     )
     register_listeners(app, services)
     responses.register(app, http)
     pending = PendingAcks()
     ack_first.register(app, pending)
     return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
-                   workspaces=workspaces, default_language=settings.default_language, digests=digests)
+                   workspaces=workspaces, default_language=settings.default_language, digests=digests,
+                   watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None)
 
 
 # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed

@@ -17,6 +17,7 @@ from bot.inference import inference
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
 from clients.dossiers.accounts import DossierAccount, DossierAccounts, WorkspaceTokens
 from clients.dossiers.counts import DossierCounter
+from clients.dossiers.desk import DossierDesk
 from clients.dossiers.digest_store import DigestStore
 from clients.dossiers.errors import DemarcheNotFound, DossierServiceError
 from clients.dossiers.previews import PREVIEW_TTL, DossierPreviews
@@ -40,15 +41,23 @@ def dossier_service(settings: Settings, redis: aioredis.Redis, token: SecretStr 
     (named by a hash of the token)."""
     token = token or settings.ds_api_token
     assert token is not None
-    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=hashed(token.get_secret_value(), 16))
+    limiter = RateLimiter(settings.ds_requests_per_minute, redis=redis, name=token_name(token))
     return DossierService(str(settings.ds_api_url), token, limiter=limiter)
 
 
-def dossier_account(service: DossierService, redis: aioredis.Redis, settings: Settings, *, caches: str = "") -> DossierAccount:
+def token_name(token: SecretStr) -> str:
+    return hashed(token.get_secret_value(), 16)
+
+
+def dossier_account(service: DossierService, redis: aioredis.Redis, settings: Settings, token: SecretStr | None = None, *,
+                    caches: str = "") -> DossierAccount:
     """A token's clients. `caches` names a workspace token's own caches of who may read what."""
+    token = token or settings.ds_api_token
+    assert token is not None
     access = DemarcheAccess(service, JsonCache(redis, f"ds-members{caches}", MEMBERS_TTL))
     return DossierAccount(DossierCounter(service, redis, late_days=settings.digest_late_days), access,
-                          DossierPreviews(service, JsonCache(redis, f"ds-dossier{caches}", PREVIEW_TTL), access))
+                          DossierPreviews(service, JsonCache(redis, f"ds-dossier{caches}", PREVIEW_TTL), access),
+                          DossierDesk(service), token_name(token))
 
 
 def digest_config(settings: Settings) -> DigestConfig:
@@ -77,7 +86,7 @@ async def digest_job(
             async def make(token: SecretStr) -> DossierAccount:
                 service = dossier_service(settings, redis, token)
                 stack.push_async_callback(service.aclose)
-                return dossier_account(service, redis, settings, caches=":" + hashed(token.get_secret_value(), 16))
+                return dossier_account(service, redis, settings, token, caches=":" + token_name(token))
 
             async def probe(token: SecretStr) -> str | None:
                 service = dossier_service(settings, redis, token)

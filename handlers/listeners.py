@@ -3,7 +3,11 @@
 from slack_bolt.async_app import AsyncApp
 
 from handlers import request_ids
+from handlers.desk import buttons as desk_buttons
+from handlers.desk import command as desk_command
+from handlers.desk import mine as desk_home
 from handlers.digest import command as digest_command
+from handlers.digest import needs as digest_needs
 from handlers.home import settings as home_settings
 from handlers.home import tab as home_tab
 from handlers.home import upcoming as home_upcoming
@@ -29,4 +33,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     home_settings.register(app, services)
     room_previews.register(app, services)
     digest_command.register(app, services)
+    digest_needs.register(app, services)
+    desk_command.register(app, services)
+    desk_buttons.register(app, services)
+    desk_home.register(app, services)
     uninstall.register(app, services)

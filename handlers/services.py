@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
+from slack_sdk.models.blocks import Block
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
+from handlers.blocks import Message
 from handlers.digest.job import DigestJob
 from handlers.workspaces import Workspaces
+
+#: a section a feature adds to a person's Home tab: its blocks for (team, user, e-mail, language)
+HomeSection = Callable[[str, str, str, str], Awaitable[list[Block]]]
+#: publishes a person's Home tab again, with a line saying what a button just did
+HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[None]]
+
+
+@dataclass
+class Home:
+    """How features meet on the Home tab without importing one another: each adds its section at
+    registration; the Home feature registers how it is published again."""
+
+    sections: list[HomeSection] = field(default_factory=list)
+    refresh: HomeRefresh | None = None
 
 
 @dataclass(frozen=True)
@@ -27,7 +47,13 @@ class Services:
     zone: str
     # each workspace's Slack client outside requests, and what an uninstall removes
     workspaces: Workspaces
+    # what a window needs once submitted: the message it was opened from (to replace it)
+    views: JsonCache
+    # who watches which démarches (`/dossier watch`), and how often they are read (DS_WATCH_SECONDS)
+    watches: Watches
+    watch_seconds: int
+    home: Home = field(default_factory=Home)
     # the digest job, when a dossier-service token is configured
     digests: DigestJob | None = None
-    # the dossier service's web host (from DS_API_URL): its dossier links get previews
-    dossier_host: str | None = None
+    # the dossier service's web origin (from DS_API_URL): its dossier links get previews, cards link there
+    dossier_site: str | None = None

@@ -209,7 +209,11 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     from bot.workspace_clients import Workspaces
 
     workspaces = Workspaces(slack) if slack is not None else None
-    job = DigestJob(digest_config(settings), DigestStore(redis), DossierAccount(counter, access, previews), workspaces, inference)
+    from clients.dossiers.desk import DossierDesk
+
+    desk = DossierDesk(service, policy=instant_policy())
+    account = DossierAccount(counter, access, previews, desk, "test-token")
+    job = DigestJob(digest_config(settings), DigestStore(redis), account, workspaces, inference)
     return job, service
 
 

@@ -20,6 +20,7 @@ from pydantic import SecretStr
 
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.counts import DossierCounter
+from clients.dossiers.desk import DossierDesk
 from clients.dossiers.previews import DossierPreviews
 from clients.redis_keys import digest, key
 from clients.secret_box import SecretBox
@@ -33,6 +34,8 @@ class DossierAccount:
     counter: DossierCounter
     access: DemarcheAccess
     previews: DossierPreviews | None = None
+    desk: DossierDesk | None = None  # acting on dossiers (with a token that may write)
+    name: str = ""  # names what is kept per token (a hash of it): its allowance, its watches
 
 
 @dataclass(frozen=True)

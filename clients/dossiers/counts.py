@@ -24,6 +24,7 @@ from clients.dossiers.errors import EndlessWalk, Unreadable
 from clients.dossiers.records import Counted, Needs, Tally, encode
 from clients.dossiers.service import DossierSource, Page
 from clients.redis_keys import key
+from clients.storage import as_text
 
 # One page of records as a single "number=record;…" argument: redis-py encodes each command
 # argument in Python, and 200 arguments a page cost more than the whole paginator.
@@ -112,6 +113,11 @@ class DossierCounter:
 
     async def title(self, demarche: int) -> str:
         return await self._service.title(demarche)
+
+    async def records(self, demarche: int) -> dict[int, str]:
+        """Each dossier's record as the last count kept it (empty when the démarche is not counted)."""
+        found = self._redis.hscan_iter(_states(demarche), count=1000)
+        return {int(as_text(number) or 0): str(as_text(value)) async for number, value in found}
 
     async def forget(self, demarche: int) -> None:
         await forget_records(self._redis, demarche)

@@ -73,5 +73,65 @@ class EndlessWalk(DossierServiceError):
     reason = "endless"
 
 
+class OverShare(DossierServiceUnavailable):
+    """A request whose share of the allowance is spent for this minute (a preview, a watch): not sent."""
+
+    reason = "busy"
+
+
 class DossierServiceUnreachable(DossierServiceUnavailable):
     """No connection at all (refused, DNS, TLS): the network or DS_API_URL."""
+
+
+class ActRefused(DossierServiceError):
+    """The service refused an act on a dossier (a mutation's payload `errors`): nothing changed.
+    `said` is the service's own text, for the log and for what has no words of its own."""
+
+    reason = "act_refused"
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+class ReadOnlyToken(ActRefused):
+    """`Le jeton utilisé est configuré seulement en lecture`: the operator needs a token with write access."""
+
+    reason = "read_only"
+
+
+class NotInstructeur(ActRefused):
+    """`L’instructeur n’a pas les droits d’accès à ce dossier`: not (or no longer) in the dossier's group."""
+
+    reason = "not_instructeur"
+
+
+class WrongState(ActRefused):
+    """`Le dossier est déjà …`: the dossier is not (any more) in a state that allows the act."""
+
+    reason = "wrong_state"
+
+
+class AnnotationsMissing(ActRefused):
+    """A decision refused while the dossier is en instruction: the service says "déjà en instruction"
+    when a required private annotation is blank (ds-graphql.md §9.2)."""
+
+    reason = "annotations_missing"
+
+
+class CorrectionPending(ActRefused):
+    """`Le dossier est en attente de correction`: the applicant has a correction to make first."""
+
+    reason = "correction_pending"
+
+
+class MessagingClosed(ActRefused):
+    """The dossier's messagerie is closed (deleted, to be archived, or the applicant's account gone)."""
+
+    reason = "messaging_closed"
+
+
+class SiretIncomplete(ActRefused):
+    """`Les informations du SIRET du dossier ne sont pas complètes`: try again later."""
+
+    reason = "siret_incomplete"

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from clients.dossiers.errors import DossierServiceUnavailable
+from clients.dossiers.errors import OverShare
 from clients.redis_keys import key
 from clients.storage import degraded
 
@@ -36,12 +36,6 @@ RESERVED = 0.25
 #: need (link previews, watches): they go only while less than that share of the window is spent,
 #: and give up otherwise (`OverShare`) rather than wait for the next window.
 SHARE: ContextVar[float | None] = ContextVar("dossier_request_share", default=None)
-
-
-class OverShare(DossierServiceUnavailable):
-    """The request's share of the allowance is spent for this minute: it is not sent."""
-
-    reason = "busy"
 
 
 class RateLimiter:

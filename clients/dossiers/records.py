@@ -134,3 +134,21 @@ class _Part:
     def counted(self) -> Counted:
         by_state = {state: self.states.get(state, 0) for state in STATES} | {s: n for s, n in self.states.items() if s not in STATES}
         return Counted(by_state, self.needs)
+
+
+def needing(records: dict[int, str], now: dt.datetime, late_days: int, groups: set[int] | None) -> dict[str, list[int]]:
+    """The dossiers that need doing, by why (`late`, `overdue`, `due_soon`), oldest first; only those
+    of `groups` (None: all). Read from the kept records: no request."""
+    found: dict[str, list[tuple[int, int]]] = {"late": [], "overdue": [], "due_soon": []}
+    now_minutes, today = int(now.timestamp()) // 60, now.date().toordinal()
+    for number, value in records.items():
+        record = decode(value)
+        if record.state not in WAITING or (groups is not None and record.group not in groups):
+            continue
+        if record.since is not None and now_minutes - record.since > late_days * 24 * 60:
+            found["late"].append((record.since, number))
+        if record.sva is not None and record.sva < today:
+            found["overdue"].append((record.sva, number))
+        elif record.sva is not None and record.sva <= today + DUE_SOON_DAYS:
+            found["due_soon"].append((record.sva, number))
+    return {why: [number for _, number in sorted(items)] for why, items in found.items() if items}

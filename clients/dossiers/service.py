@@ -154,10 +154,10 @@ class Dossier(Tolerant):
         """When the dossier entered its present state (None when the service does not say, or says
         it in a form that is not a date)."""
         if self.state == "en_construction":
-            return _moment(self.datePassageEnConstruction)
+            return moment_of(self.datePassageEnConstruction)
         if self.state == "en_instruction":
-            return _moment(self.datePassageEnInstruction)
-        return _moment(self.dateTraitement)
+            return moment_of(self.datePassageEnInstruction)
+        return moment_of(self.dateTraitement)
 
     @property
     def decision_due(self) -> dt.date | None:
@@ -168,7 +168,7 @@ class Dossier(Tolerant):
             return None
 
 
-def _moment(text: str | None) -> dt.datetime | None:
+def moment_of(text: str | None) -> dt.datetime | None:
     try:
         moment = dt.datetime.fromisoformat(text or "")
     except ValueError:
@@ -314,15 +314,20 @@ class DossierService:
             after = cursor
         raise errors.EndlessWalk(f"{operation} of n° {demarche}: more than {self._max_pages} pages")
 
-    async def query(self, operation: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """`data` of one GraphQL request; a `timeout` error is retried on the same variables."""
+    async def query(self, operation: str, query: str, variables: dict[str, Any], *,
+                    policy: RetryPolicy | None = None) -> dict[str, Any]:
+        """`data` of one GraphQL request; a `timeout` error is retried on the same variables. With
+        `policy`, an act's own: it is not idempotent, so it is sent again only when it never left
+        (or was refused unread: 429), never after a timeout the server may have acted through."""
+        acting = policy is not None
+        policy = policy or self._policy
         body = {"query": query, "operationName": operation, "variables": variables}
-        for attempt in range(1, self._policy.attempts + 1):
-            response = await self._post(body)
+        for attempt in range(1, policy.attempts + 1):
+            response = await self._post(body, policy, idempotent=not acting)
             payload = _json(response)
             problems = payload.get("errors") or []
             codes = {(problem.get("extensions") or {}).get("code") for problem in problems}
-            if problems and codes == {"timeout"} and attempt < self._policy.attempts:
+            if problems and codes == {"timeout"} and attempt < policy.attempts and not acting:
                 log.info("dossier service timed out on %s; retrying the same page", operation)
                 await self._policy.sleep(self._policy.backoff(attempt))
                 continue
@@ -331,14 +336,14 @@ class DossierService:
             return payload.get("data") or {}
         raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
 
-    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+    async def _post(self, body: dict[str, Any], policy: RetryPolicy, *, idempotent: bool) -> httpx.Response:
         async def attempt() -> httpx.Response:
             await self._limiter.wait()
             self.requests += 1
             return await self._bounded(self._http.build_request("POST", self._url, json=body))
 
         try:
-            response = await self._policy.send(SERVICE, attempt, idempotent=True)
+            response = await policy.send(SERVICE, attempt, idempotent=idempotent)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             raise errors.DossierServiceUnreachable(type(error).__name__) from None
         except httpx.TransportError as error:

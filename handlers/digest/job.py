@@ -152,7 +152,7 @@ class DigestJob:
             except DossierServiceError:
                 label = f"n° {group}"
             counts = replace(line.counts, by_state=part.by_state, needs=part.needs, groups={})
-            lines.append(replace(line, counts=counts, previous=None, history=[], group=label))
+            lines.append(replace(line, counts=counts, previous=None, history=[], group=label, group_number=group))
         return replace(digest, lines=lines)
 
     async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:

@@ -9,6 +9,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 from slack_sdk.models.blocks import (
     Block,
+    ButtonElement,
     ContextBlock,
     HeaderBlock,
     SectionBlock,
@@ -22,6 +23,7 @@ from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import Mrkdwn, text
 
 BARS = "▁▂▃▄▅▆▇█"
+SHOW_NEEDS = "digest_show_needs"
 SECTIONS_PER_MESSAGE = MAX_BLOCKS - 3  # room for a header, the summary and a "part n of m" line
 
 
@@ -33,6 +35,7 @@ class DigestLine:
     reused: bool = False  # the counts of another digest's run within the run window, not counted again
     late_days: int = 7  # DIGEST_LATE_DAYS: how long a dossier may wait in a state before it is late
     group: str | None = None  # the label of the one groupe instructeur counted, when a channel follows a group
+    group_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ def sparkline(values: list[int | None]) -> str:
 def digest_messages(lang: str, day: dt.date, lines: list[DigestLine], failures: list[DigestFailure],
                     summary: str | None = None) -> list[Message]:
     title = text(lang, "digest.title", date=format_date(day, format="long", locale=lang))
-    sections: list[Block] = [SectionBlock(text=mrkdwn(_line(lang, line))) for line in lines]
+    sections: list[Block] = [SectionBlock(text=mrkdwn(_line(lang, line)), accessory=_show_button(lang, line)) for line in lines]
     sections += [SectionBlock(text=mrkdwn(text(lang, "digest.failed", number=f.number,
                                                                 reason=text(lang, f"digest.reason.{f.reason}"))))
                  for f in failures]
@@ -74,6 +77,16 @@ def digest_messages(lang: str, day: dt.date, lines: list[DigestLine], failures: 
             lead.append(ContextBlock(elements=[mrkdwn(text(lang, "digest.part", part=index, parts=len(chunks)))]))
         messages.append(Message(text=title if index == 1 else f"{title} ({index}/{len(chunks)})", blocks=lead + chunk))
     return messages
+
+
+def _show_button(lang: str, line: DigestLine) -> ButtonElement | None:
+    """"Show them": the dossiers behind the to-do line, listed to whoever clicks if they work on
+    the démarche (the value names what to list, never who may see it)."""
+    needs = line.counts.needs
+    if not (needs.late or needs.due_soon or needs.overdue):
+        return None
+    group = "" if line.group_number is None else str(line.group_number)
+    return ButtonElement(text=text(lang, "digest.show_them"), action_id=SHOW_NEEDS, value=f"{line.counts.number}:{group}")
 
 
 def _line(lang: str, line: DigestLine) -> str:

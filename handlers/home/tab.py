@@ -37,8 +37,12 @@ def register(app: AsyncApp, services: Services) -> None:
         level = AccessLevel(chosen) if chosen in AccessLevel.__members__.values() else None
         await publish_home(services, client, who(body), create=level, refused_level=None if level else chosen)
 
+    async def refresh(client: AsyncWebClient, team: str, user: str, said: Message | None) -> None:
+        await publish_home(services, client, Asker(team, user), said=said)
+
     app.event("app_home_opened")(home_opened)
     app.action(HOME_NEW_ROOM)(new_room)
+    services.home.refresh = refresh
 
 
 async def publish_home(
@@ -80,8 +84,12 @@ async def publish_home(
     meetings = await services.meetings.upcoming(asker.team_id, asker.user_id, dt.datetime.now(dt.UTC))
     upcoming = upcoming_blocks(lang, zone_named(profile.tz if profile else None, services.zone), meetings, asker.user_id)
     admin_part = await settings_blocks(services, asker, lang) if profile and profile.is_admin else []
+    email = (profile.email or "") if profile and not profile.deleted else ""
+    sections = [block for section in services.home.sections for block in await section(asker.team_id, asker.user_id, email, lang)] \
+        if email else []
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
-                     recent=recent, levels=await services.rooms.levels.offered(), upcoming=upcoming, settings=admin_part)
+                     recent=recent, levels=await services.rooms.levels.offered(), upcoming=[*upcoming, *sections],
+                     settings=admin_part)
     try:
         await client.views_publish(user_id=asker.user_id, view=view)
     except SlackApiError as error:

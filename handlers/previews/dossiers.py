@@ -9,9 +9,7 @@ number, démarche, state and since when, deposit, last change, group and labels;
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from babel.dates import format_date
 from slack_sdk.models.blocks import ContextBlock, SectionBlock
@@ -20,23 +18,6 @@ from clients.dossiers.previews import DossierFacts
 from clients.dossiers.service import STATES
 from handlers.blocks import mrkdwn
 from handlers.i18n import text
-
-_INSTRUCTEUR_PATH = re.compile(r"^/procedures/(\d{1,9})/dossiers/(\d{1,12})(?:/.*)?$")
-_USAGER_PATH = re.compile(r"^/dossiers/(\d{1,12})(?:/.*)?$")
-
-
-def read_dossier_link(url: str, host: str | None) -> tuple[int | None, int] | None:
-    """(the démarche the link names, or None; the dossier) for a dossier link on `host`."""
-    if not host:
-        return None
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() != host.lower():
-        return None
-    if found := _INSTRUCTEUR_PATH.match(parts.path):
-        return int(found.group(1)), int(found.group(2))
-    if found := _USAGER_PATH.match(parts.path):
-        return None, int(found.group(1))
-    return None
 
 
 def dossier_preview(lang: str, number: int, facts: DossierFacts | None) -> dict[str, Any]:

@@ -25,9 +25,10 @@ from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
 from handlers.blocks import join_button, mrkdwn
 from handlers.dedupe import first_delivery
+from handlers.dossier_links import read_dossier_link
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of
-from handlers.previews.dossiers import dossier_preview, read_dossier_link
+from handlers.previews.dossiers import dossier_preview
 from handlers.rooms.messages import room_details
 from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
@@ -49,7 +50,7 @@ def register(app: AsyncApp, services: Services) -> None:
         pasted = [str(link.get("url", "")) for link in event.get("links", [])[:50]]
         links = {url: ref for url in pasted if (ref := read_room_ref(url))}
         links = dict(list(links.items())[:MAX_LINKS])
-        dossier_links = {url: found for url in pasted if (found := read_dossier_link(url, services.dossier_host))}
+        dossier_links = {url: found for url in pasted if (found := read_dossier_link(url, services.dossier_site))}
         dossier_links = dict(list(dossier_links.items())[:MAX_LINKS - len(links)])
         if not links and not dossier_links:
             return

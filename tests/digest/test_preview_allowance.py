@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from clients.dossiers.rate_limit import SHARE, OverShare, RateLimiter
+from clients.dossiers.errors import OverShare
+from clients.dossiers.rate_limit import SHARE, RateLimiter
 from handlers.previews.rooms import PREVIEWS_PER_MINUTE
 from tests.conftest import Bot
 from tests.digest.commands import ALICE

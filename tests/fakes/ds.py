@@ -27,6 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.fakes.ds_acts import Acts, FakeMessage, ServerError, typed_id, wire
+
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 TOKEN = "ds-token-secret-value"
 _TOKEN: contextvars.ContextVar[str] = contextvars.ContextVar("token", default=TOKEN)  # the request's, for its resolvers
@@ -42,6 +44,7 @@ def load_schema(path: Path) -> GraphQLSchema:
     for name in ("deletedDossiers", "pendingDeletedDossiers"):
         demarche.fields[name].resolve = (  # type: ignore[attr-defined]
             lambda d, info, _name=name, **args: d["_fake"].deleted(d["number"], pending=_name.startswith("pending"), **args))
+    wire(schema)
     return schema
 
 
@@ -57,7 +60,16 @@ class FakeDossier:
     sva: dt.date | None = None  # datePrevisionnelleDecisionSVASVR
     group: int = 1  # every dossier is in a groupe instructeur (the démarche's default one, number 1)
     labels: list[str] = field(default_factory=list)
-    usager: str = "usager.prive@example.fr"  # served only to a query that selects it: the bot's never do
+    usager: str = "usager.prive@example.fr"  # served only to a query that selects it: only the card's does
+    followers: set[str] = field(default_factory=set)  # instructeurs' e-mails, lower case
+    messages: list[FakeMessage] = field(default_factory=list)
+    traitements: list[tuple[str, str | None, dt.datetime]] = field(default_factory=list)  # event, agent, when
+    motivation: str | None = None
+    pending_correction: bool = False
+    annotations_missing: bool = False  # a required private annotation is blank: decisions are refused
+    siret_incomplete: bool = False
+    archived: bool = False
+    usager_deleted: bool = False
 
 
 @dataclass
@@ -108,10 +120,14 @@ class FakeDS:
     hostile: dict[int, str] = field(default_factory=dict)
     streamed: int = 0  # bytes of the "huge" page actually sent before the client hung up
     queries: list[dict[str, Any]] = field(default_factory=list)
+    read_only: set[str] = field(default_factory=set)  # tokens made "de lire uniquement"
     asked_with: list[str] = field(default_factory=list)  # the token of each query, in order
     url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
+
+    def __post_init__(self) -> None:
+        self.acts = Acts(self)
 
     # --- data helpers ------------------------------------------------------------------
     def add_demarche(self, number: int, title: str, dossiers: int = 0, seed: int = 1, *, admins: tuple[str, ...] = (),
@@ -129,6 +145,7 @@ class FakeDS:
         self.now += dt.timedelta(seconds=1)
         dossier = FakeDossier(self._next_id, self._next_id, state, self.now, self.now, group=group, sva=sva, labels=list(labels))
         _entered(dossier, state, self.now)
+        dossier.traitements.append(("depose", None, self.now))
         self._next_id += 1
         self.demarches[number].dossiers.append(dossier)
         self.demarches[number]._keys = None
@@ -156,16 +173,17 @@ class FakeDS:
 
     # --- resolvers -------------------------------------------------------------------------
     def demarche(self, number: int) -> dict[str, Any]:
-        if number in self._hidden():
+        if number in self.hidden():
             raise GraphQLError("An object of type Demarche was hidden due to permissions", extensions={"code": "unauthorized"})
         demarche = self.demarches.get(number)
         if demarche is None:
             raise GraphQLError("Demarche not found", extensions={"code": "not_found"})
         return {"number": number, "title": demarche.title, "state": "publiee", "_fake": self,
-                "administrateurs": [{"id": email, "email": email} for email in demarche.administrateurs],
+                "administrateurs": [{"id": typed_id("Administrateur", index), "email": email}
+                                    for index, email in enumerate(demarche.administrateurs, 1)],
                 "groupeInstructeurs": lambda info, closed=None: [
-                    {"id": str(g.number), "number": g.number, "label": g.label, "closed": g.closed,
-                     "instructeurs": [{"id": email, "email": email} for email in g.instructeurs]}
+                    {"id": typed_id("GroupeInstructeur", g.number), "number": g.number, "label": g.label, "closed": g.closed,
+                     "instructeurs": [self.acts.person(email) for email in g.instructeurs]}
                     for g in demarche.groups if closed is None or g.closed == closed]}
 
     def dossiers(self, number: int, first: int | None = None, after: str | None = None,
@@ -183,33 +201,40 @@ class FakeDS:
             if createdSince:
                 start = bisect_right(keys, (_parse_time(createdSince), -1))
                 keys, items = keys[start:], items[start:]
-        return _connection(keys, items, first, after, lambda d: self._node(demarche, d))
+        return _connection(keys, items, first, after, lambda d: self.node(demarche, d))
 
     def dossier(self, number: int) -> dict[str, Any]:
         """`dossier(number)`: as the service, not_found for an unknown one, unauthorized outside the token's démarches."""
         for demarche in self.demarches.values():
             for dossier in demarche.dossiers:
                 if dossier.number == number:
-                    if demarche.number in self._hidden():
+                    if demarche.number in self.hidden():
                         raise GraphQLError("An object of type Dossier was hidden due to permissions",
                                            extensions={"code": "unauthorized"})
-                    return self._node(demarche, dossier) | {"demarche": {"id": str(demarche.number), "number": demarche.number,
-                                                                          "title": demarche.title}}
+                    return self.node(demarche, dossier)
         raise GraphQLError("Dossier not found", extensions={"code": "not_found"})
 
-    def _node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]:
-        labels = {g.number: g.label for g in demarche.groups}
+    def node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]:
+        group = next((g for g in demarche.groups if g.number == d.group), None)
         return {
-            "id": str(d.id), "number": d.number, "state": d.state, "archived": False,
+            "id": typed_id("Dossier", d.id), "number": d.number, "state": d.state, "archived": d.archived,
             "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
             "datePassageEnConstruction": d.deposited.isoformat(),
             "datePassageEnInstruction": d.instructed.isoformat() if d.instructed else None,
             "dateTraitement": d.decided.isoformat() if d.decided else None,
             "datePrevisionnelleDecisionSVASVR": d.sva.isoformat() if d.sva else None,
-            "groupeInstructeur": {"id": str(d.group), "number": d.group, "label": labels.get(d.group, "défaut"),
-                                  "closed": False, "instructeurs": []},
+            "groupeInstructeur": {"id": typed_id("GroupeInstructeur", d.group), "number": d.group,
+                                  "label": group.label if group else "défaut", "closed": False,
+                                  "instructeurs": [self.acts.person(email) for email in (group.instructeurs if group else [])]},
             "labels": [{"id": name, "name": name, "color": "beige_gris_galet"} for name in d.labels],
-            "usager": {"id": d.usager, "email": d.usager},
+            "usager": {"id": typed_id("User", d.id), "email": d.usager},
+            "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title},
+            "instructeurs": [self.acts.person(email) for email in sorted(d.followers)],
+            "messages": [{"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
+                          "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": []} for m in d.messages],
+            "traitements": [{"id": typed_id("Traitement", index), "event": event, "emailAgentTraitant": agent,
+                             "dateTraitement": when.isoformat()} for index, (event, agent, when) in enumerate(d.traitements, 1)],
+            "motivation": d.motivation,
         }
 
     def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
@@ -227,7 +252,7 @@ class FakeDS:
         for _ in range(size):  # new dossiers on every page: a store that keeps them grows without end
             self._next_id += 1
             dossier = FakeDossier(self._next_id, self._next_id, "en_construction", self.now, self.now)
-            nodes.append(self._node(self.demarches.get(number) or FakeDemarche(number, ""), dossier))
+            nodes.append(self.node(self.demarches.get(number) or FakeDemarche(number, ""), dossier))
         cursor = "Y3Vyc29y" if kind == "loop" else _cursor((self.now, self._next_id))
         return {"nodes": nodes, "pageInfo": {"hasNextPage": True, "endCursor": cursor, "hasPreviousPage": bool(after),
                                              "startCursor": cursor}}
@@ -247,7 +272,10 @@ class FakeDS:
             yield chunk
         yield b'{"number": 2, "state": "refuse"}]}}}}'
 
-    def _hidden(self) -> set[int]:
+    def current_token(self) -> str:
+        return _TOKEN.get()
+
+    def hidden(self) -> set[int]:
         """The démarches the request's token may not read."""
         token = _TOKEN.get()
         if token in self.tokens:
@@ -300,6 +328,8 @@ class FakeDS:
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
         result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
                               variable_values=body.get("variables"), operation_name=body.get("operationName"))
+        if any(isinstance(error.original_error, ServerError) for error in result.errors or []):
+            return Response(b"Internal Server Error", status_code=500, media_type="text/plain")
         payload: dict[str, Any] = {"data": result.data}
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]

@@ -31,8 +31,9 @@ def test_the_schema_check_catches_a_broken_manifest(manifest: dict):
 
 
 def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(manifest: dict):
-    command, digest = manifest["features"]["slash_commands"]
-    assert command["command"] == "/room" and digest["command"] == "/digest" and digest["url"] == command["url"]
+    command, digest, dossier = manifest["features"]["slash_commands"]
+    assert command["command"] == "/room" and digest["command"] == "/digest" and dossier["command"] == "/dossier"
+    assert digest["url"] == command["url"] == dossier["url"]
     assert command["url"].endswith("/slack/events")
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": command["url"]}
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {

@@ -1,0 +1,242 @@
+"""A dossier as an instructeur works it: its card, read in one request, and the acts the service
+takes from an instructeur (ds-graphql.md §9).
+
+The service trusts the `instructeurId` an administrator's token sends (§9.1): whoever calls `act`
+must have matched the acting person with one of the card's group instructeurs, read again just
+before. The card reads who the applicant is only to tell their messages from the service's copies
+and from instructeurs' messages; it never selects a field's value. A refused act says why in the
+payload (`errors`); the reason is read from the dossier as it is afterwards where the text would
+have to be parsed (`Le dossier est déjà …` in whichever language), never guessed.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from clients.dossiers import errors
+from clients.dossiers.access import DemarcheAccess
+from clients.dossiers.service import Dossier, DossierService, GroupRef, moment_of
+from clients.retry import RetryPolicy
+from clients.tolerant import Tolerant
+
+GET_DOSSIER_CARD = """query getDossierCard($dossierNumber: Int!) {
+  dossier(number: $dossierNumber) {
+    id number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
+    datePrevisionnelleDecisionSVASVR
+    demarche { number title }
+    groupeInstructeur { number label instructeurs { id email } }
+    instructeurs { email }
+    usager { email }
+    messages { email createdAt discardedAt }
+  }
+}"""
+
+
+class Act(StrEnum):
+    """What an instructeur does to a dossier, by the mutation that does it."""
+
+    START = "dossierPasserEnInstruction"
+    ACCEPT = "dossierAccepter"
+    REFUSE = "dossierRefuser"
+    CLOSE = "dossierClasserSansSuite"
+    REOPEN = "dossierRepasserEnConstruction"
+    MESSAGE = "dossierEnvoyerMessage"
+    FOLLOW = "dossierBasculeSuivi"
+
+
+DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
+#: the acts each state allows (Message and Follow: any state)
+BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN)}
+#: the states a successful act leaves the dossier in
+LEADS_TO = {Act.START: "en_instruction", Act.ACCEPT: "accepte", Act.REFUSE: "refuse", Act.CLOSE: "sans_suite",
+            Act.REOPEN: "en_construction"}
+CORRECTIONS = ("incorrect", "incomplete", "outdated")
+
+
+def _mutation(act: Act, selected: str) -> str:
+    name = act.value
+    kind = name[0].upper() + name[1:]
+    return f"""mutation {name}($input: {kind}Input!) {{
+  {name}(input: $input) {{ {selected} errors {{ message }} }}
+}}"""
+
+
+MUTATIONS = {act: _mutation(act, "message { id }" if act is Act.MESSAGE else "dossier { id state }") for act in Act}
+#: the documents the desk sends, by operation name (the tests validate each against the schema)
+DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, **{act.value: document for act, document in MUTATIONS.items()}}
+#: the addresses of the service's own copies of its e-mails in a messagerie (§9.3)
+SERVICE_SENDERS = frozenset({"contact@demarche.numerique.gouv.fr", "contact@demarches-simplifiees.fr",
+                             "contact@tps.apientreprise.fr", "contact@demarches.numerique.gouv.fr"})
+
+
+class Person(Tolerant):
+    id: str = ""
+    email: str = ""
+
+
+class CardGroup(GroupRef):
+    instructeurs: list[Person] = Field(default_factory=list)
+
+
+class CardMessage(Tolerant):
+    email: str = ""
+    createdAt: str | None = None
+    discardedAt: str | None = None
+
+
+class DossierCard(Dossier):
+    """One dossier as its card shows it, and what acting on it needs."""
+
+    id: str = ""
+    groupeInstructeur: CardGroup | None = None  # the group's people, with their ids
+    instructeurs: list[Person] = Field(default_factory=list)  # who follows it
+    usager: Person | None = None
+    messages: list[CardMessage] = Field(default_factory=list)
+
+    def instructeur_id(self, email: str) -> str | None:
+        """The id of the dossier's group instructeur with this e-mail: the only id an act may carry."""
+        wanted = email.strip().lower()
+        group = self.groupeInstructeur.instructeurs if self.groupeInstructeur else []
+        return next((person.id for person in group if person.id and person.email.strip().lower() == wanted), None)
+
+    def followed_by(self, email: str) -> bool:
+        wanted = email.strip().lower()
+        return any(person.email.strip().lower() == wanted for person in self.instructeurs)
+
+    def from_applicant(self, message: CardMessage) -> bool:
+        applicant = (self.usager.email if self.usager else "").strip().lower()
+        return bool(applicant) and message.email.strip().lower() == applicant and not message.discardedAt
+
+    @property
+    def applicant_wrote(self) -> dt.datetime | None:
+        """When the applicant last wrote (the service's copies and instructeurs' messages aside)."""
+        return max((when for m in self.messages if self.from_applicant(m) and (when := moment_of(m.createdAt))), default=None)
+
+    @property
+    def unanswered(self) -> bool:
+        """The last message that is not the service's own copy is the applicant's."""
+        people = [m for m in self.messages if m.email.strip().lower() not in SERVICE_SENDERS and not m.discardedAt]
+        return bool(people) and self.from_applicant(people[-1])
+
+    def acts_for(self, email: str) -> tuple[Act, ...]:
+        """What this person may do here: nothing unless an instructeur of its group. Back to
+        construction is not offered on a démarche with "silence vaut accord / rejet", which the
+        service does not allow (it fails there, §9.2)."""
+        if self.instructeur_id(email) is None:
+            return ()
+        acts = [act for act in BY_STATE.get(self.state, ()) if not (act is Act.REOPEN and self.decision_due is not None)]
+        return (*acts, Act.MESSAGE, Act.FOLLOW)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A dossier as one person may see it: an administrator of its démarche, or an instructeur of
+    its current group (who alone may act: `instructeur_id`)."""
+
+    card: DossierCard
+    instructeur_id: str | None
+    administrator: bool
+
+
+class DossierDesk:
+    def __init__(self, service: DossierService, policy: RetryPolicy | None = None) -> None:
+        self.service = service
+        # a person waits for an act: a 429 is waited out for half a minute at most, then said
+        self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=10.0)
+
+    async def card(self, number: int) -> DossierCard:
+        """The dossier; `DemarcheNotFound` for one that does not exist or that the service does not
+        show to an administration, `DemarcheForbidden` for one outside the token's démarches."""
+        data = await self.service.query("getDossierCard", GET_DOSSIER_CARD, {"dossierNumber": number})
+        try:
+            return DossierCard.model_validate(data.get("dossier") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
+
+    async def seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
+        """The dossier when `email` may see it, read now (the card, and the démarche's member list
+        unless they are an instructeur of its group); None for anyone else — and for a dossier that
+        does not exist, so that the answer reveals nothing."""
+        try:
+            card = await self.card(number)
+        except (errors.DemarcheNotFound, errors.DemarcheForbidden):
+            return None
+        if card.demarche is None:
+            return None
+        instructeur = card.instructeur_id(email)
+        administrator = instructeur is None and (await access.membership(card.demarche.number)).administrator(email)
+        if instructeur is None and not administrator:
+            return None
+        return Seen(card, instructeur, administrator)
+
+    async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
+                  follow: bool = True) -> DossierCard | None:
+        """Does `act` as the instructeur `instructeur_id`; the dossier as it is after a state change
+        (None for a message or a follow). Raises the service's refusal, typed."""
+        payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
+        if act in DECISIONS:
+            payload["motivation"] = text
+        elif act is Act.MESSAGE:
+            payload["body"] = text
+            if correction in CORRECTIONS:
+                payload["correction"] = correction
+        elif act is Act.FOLLOW:
+            payload["follow"] = follow
+        data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
+        answer = data.get(act.value) or {}
+        said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
+        if said:
+            raise await self._refusal(act, card, said)
+        if act in LEADS_TO:
+            return await self.card(card.number)
+        return None
+
+    async def may_write(self) -> bool:
+        """Whether the token may act, asked without changing anything: a follow of a dossier that
+        exists nowhere is refused for a read-only token before the dossier is looked for (§9.1)."""
+        nowhere = {"dossierId": typed_id("Dossier", 0), "instructeurId": typed_id("Instructeur", 0), "follow": True}
+        try:
+            data = await self.service.query(Act.FOLLOW.value, MUTATIONS[Act.FOLLOW], {"input": nowhere})
+        except errors.DemarcheNotFound:
+            return True
+        return not any(_said(problem.get("message")) == READ_ONLY for problem in (data.get(Act.FOLLOW.value) or {}).get("errors") or [])
+
+    async def _refusal(self, act: Act, card: DossierCard, said: str) -> errors.ActRefused:
+        text = _said(said)
+        if READ_ONLY in text:
+            return errors.ReadOnlyToken(said)
+        if NO_RIGHTS in text:
+            return errors.NotInstructeur(said)
+        if "attente de correction" in text:
+            return errors.CorrectionPending(said)
+        if "siret" in text:
+            return errors.SiretIncomplete(said)
+        if "message" in text and ("vide" in text or "pas possible" in text):
+            return errors.MessagingClosed(said)
+        if "déjà" in text or "already" in text:
+            now = await self.card(card.number)  # the state as it is, rather than the text's words
+            if act in DECISIONS and now.state == "en_instruction":
+                return errors.AnnotationsMissing(said)
+            return errors.WrongState(now.state)
+        return errors.ActRefused(said)
+
+
+READ_ONLY = "configuré seulement en lecture"
+NO_RIGHTS = "n'a pas les droits"
+
+
+def _said(text: object) -> str:
+    """The service's text, lower case, with its typographic apostrophes (’ and ‘) made plain."""
+    return str(text or "").replace("\u2019", "'").replace("\u2018", "'").lower()
+
+
+def typed_id(kind: str, number: int) -> str:
+    """The service's ids: padded base64 of `<Class>-<db id>` (§9.3)."""
+    return base64.b64encode(f"{kind}-{number}".encode()).decode()
+

@@ -1,0 +1,1 @@
+"""The instructeur's desk: look a dossier up, act on it as yourself, hear what concerns you (`/dossier`)."""

@@ -1,0 +1,144 @@
+"""The card's buttons and windows: Start review (after Slack's confirm dialog), Follow and Unfollow
+act at once; the three decisions and Message open a window, whose submission acts. The card is
+then replaced by the dossier as it is; whatever went wrong is said beside it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.dossiers.desk import DECISIONS, Act
+from handlers.blocks import Message
+from handlers.desk.acting import Asked, Outcome, look_up, perform
+from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
+from handlers.desk.modals import (
+    DECISION_MODAL,
+    MESSAGE_MODAL,
+    correction_of,
+    decision_modal,
+    message_modal,
+    named,
+    words_of,
+)
+from handlers.dossier_links import OPEN_DOSSIER
+from handlers.i18n import text
+from handlers.on_behalf import Asker, language_quickly, reply_privately, respond_ok, run_for, who
+from handlers.responses import KeptAliveRespond
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+AT_ONCE = {ACTION_IDS[Act.START]: (Act.START, True), ACTION_IDS[Act.FOLLOW]: (Act.FOLLOW, True), UNFOLLOW: (Act.FOLLOW, False)}
+WITH_WORDS = {ACTION_IDS[act]: act for act in (*DECISIONS, Act.MESSAGE)}
+VIEW_SECONDS = 3600  # a window left open this long still updates the card it came from (if Slack keeps its URL)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def act_now(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
+                      respond: AsyncRespond) -> None:
+        await ack()
+        number = _number(action)
+        if number is None:
+            return
+        act, follow = AT_ONCE[str(action["action_id"])]
+        asker = who(body)
+        outcome: list[Outcome | None] = []
+
+        async def work(email: str, lang: str) -> Message | None:
+            outcome.append(await perform(services, client, asker, email, lang, Asked(act, number, follow=follow)))
+            return None
+
+        _, problem = await run_for(services, client, asker, name=f"dossier_{act.name.lower()}", work=work)
+        await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+
+    async def open_window(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        number = _number(action)
+        if number is None:
+            return
+        act = WITH_WORDS[str(action["action_id"])]
+        asker = who(body)
+        lang = await language_quickly(services, client, asker)  # the trigger lives 3 s
+        # the card said whether a correction may be asked (a hint for the window: the service decides)
+        correction = str(action.get("value", "")).endswith(CORRECTABLE)
+        view = decision_modal(lang, act, number) if act in DECISIONS else message_modal(lang, number, correction=correction)
+        try:
+            opened = await client.views_open(trigger_id=body["trigger_id"], view=view)
+        except SlackApiError as error:
+            log.warning("views.open failed: %s", error.response.get("error"))
+            return
+        if body.get("response_url"):  # where the card is, to replace it once the window is submitted
+            await services.views.put(str(body["response_url"]), asker.team_id, str((opened.get("view") or {}).get("id", "")))
+
+    async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
+        about = named(view)
+        words = words_of(view)
+        if about is not None and not words and (about[0] is not Act.ACCEPT):
+            lang = await language_quickly(services, client, who(body))
+            await ack(response_action="errors", errors={"words": text(lang, "desk.modal.words_needed")})
+            return
+        await ack()
+        if about is None:
+            return
+        act, number = about
+        asker = who(body)
+        view_id = str(view.get("id", ""))[:40]
+        asked = Asked(act, number, words=words, correction=correction_of(view), once=view_id)
+        outcome: list[Outcome | None] = []
+
+        async def work(email: str, lang: str) -> Message | None:
+            outcome.append(await perform(services, client, asker, email, lang, asked))
+            return None
+
+        _, problem = await run_for(services, client, asker, name=f"dossier_{act.name.lower()}", work=work)
+        card_url = await services.views.get(asker.team_id, view_id)
+        respond = KeptAliveRespond(str(card_url), client.session) if card_url and client.session else None
+        await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+
+    async def open_card(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
+                        respond: AsyncRespond) -> None:
+        await ack()
+        number = _number(action)
+        if number is None:
+            return
+        asker = who(body)
+
+        async def work(email: str, lang: str) -> Message:
+            return await look_up(services, asker, email, lang, number)
+
+        _, message = await run_for(services, client, asker, name="dossier_open", work=work)
+        if message is not None:
+            await reply_privately(client, respond, asker.user_id, message)
+
+    for action_id in AT_ONCE:
+        app.action(action_id)(act_now)
+    for action_id in WITH_WORDS:
+        app.action(action_id)(open_window)
+    app.action(OPEN_DOSSIER)(open_card)
+    app.view(DECISION_MODAL)(submitted)
+    app.view(MESSAGE_MODAL)(submitted)
+
+
+async def _tell(client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, outcome: Outcome | None) -> None:
+    """The card replaced by the dossier as it is now, and a line beside it when something was not done."""
+    if outcome is None:
+        return  # another delivery of the same request answers
+    if outcome.card is not None and respond is not None:
+        await respond_ok(respond, outcome.card, response_type="ephemeral", replace_original=True)
+    if outcome.said is not None:
+        if respond is not None:
+            await reply_privately(client, respond, asker.user_id, outcome.said)
+        else:
+            try:
+                await client.chat_postMessage(channel=asker.user_id, **outcome.said.payload())
+            except SlackApiError as error:
+                log.warning("could not tell the person what happened to their act: %s", error.response.get("error"))
+
+
+def _number(action: dict[str, Any]) -> int | None:
+    value = str(action.get("value", "")).removesuffix(CORRECTABLE)
+    return int(value) if value.isdecimal() and len(value) <= 12 else None

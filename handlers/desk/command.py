@@ -1,0 +1,82 @@
+"""`/dossier <number or link>`, `/dossier watch [<démarche> …]`, `/dossier watch off`,
+`/dossier help`: answered to the person only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from handlers.blocks import Message, plain
+from handlers.dedupe import first_delivery
+from handlers.desk.acting import look_up
+from handlers.desk.watch import watch_off, watch_on
+from handlers.dossier_links import read_dossier_link
+from handlers.i18n import quoted, text
+from handlers.on_behalf import Asker, reply_for, workspace_of
+from handlers.services import Services
+from handlers.usage import corrected
+
+VERBS = ("watch", "help")
+
+
+@dataclass(frozen=True)
+class Request:
+    verb: str  # look | watch | unwatch | help | unknown
+    number: int = 0
+    demarches: tuple[int, ...] = ()
+    problem: str = ""  # the words that were not understood
+
+
+def parse(typed: str, site: str | None) -> Request:
+    words = typed.split()
+    if not words or words == ["help"]:
+        return Request("help")
+    first = words[0].lower()
+    if first == "watch":
+        rest = [word.lower() for word in words[1:]]
+        if rest == ["off"]:
+            return Request("unwatch")
+        if all(word.isdecimal() and len(word) <= 9 for word in rest):
+            return Request("watch", demarches=tuple(dict.fromkeys(int(word) for word in rest)))
+        return Request("unknown", problem=typed)
+    if len(words) == 1:
+        word = words[0].removeprefix("n°").removeprefix("#")
+        if word.isdecimal() and len(word) <= 12:
+            return Request("look", number=int(word))
+        link = read_dossier_link(word, site)
+        if link is not None:
+            return Request("look", number=link[1])
+    return Request("unknown", problem=typed)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def dossier_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
+        await ack()
+        if not await first_delivery(services, command):
+            return
+        request = parse(str(command.get("text", ""))[:500], services.dossier_site)
+        asker = Asker(workspace_of(command), str(command["user_id"]))
+
+        async def work(email: str, lang: str) -> Message:
+            match request.verb:
+                case "look":
+                    return await look_up(services, asker, email, lang, request.number)
+                case "watch":
+                    return await watch_on(services, asker, email, lang, request.demarches)
+                case "unwatch":
+                    return await watch_off(services, asker, lang)
+                case "help":
+                    return plain(text(lang, "desk.help"))
+            meant = corrected("/dossier", request.problem, VERBS)
+            said = text(lang, "usage.unknown_meant", words=quoted(request.problem.strip()), command=quoted(meant)) if meant \
+                else text(lang, "desk.unknown", words=quoted(request.problem.strip()))
+            return plain(said + "\n" + text(lang, "desk.help"))
+
+        needs = request.verb in ("look", "watch")
+        await reply_for(services, client, respond, asker, name=f"dossier_{request.verb}", work=work, needs_email=needs,
+                        needs_profile=needs)
+
+    app.command("/dossier")(dossier_command)

@@ -1,0 +1,106 @@
+"""Home → "My dossiers": for each démarche the person watches, what needs doing in their groups
+— late dossiers, SVA/SVR dates soon or past, applicants waiting for an answer — with buttons that
+open the cards; and the watch's toggle. Read from what the digest and the watch keep (no request
+but the member list, kept a few minutes)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, HeaderBlock, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.dossiers import errors
+from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.records import needing
+from handlers.blocks import Message, mrkdwn
+from handlers.desk.acting import account_for
+from handlers.desk.watch import watch_off, watch_on
+from handlers.dossier_links import open_button
+from handlers.i18n import Mrkdwn, text
+from handlers.on_behalf import run_for, who
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+WATCH_TOGGLE = "dossier_watch_toggle"
+MOST_DEMARCHES = 5  # on Home; `/dossier watch` lists them all
+MOST_BUTTONS = 5  # a démarche's dossiers to open, the most pressing first
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def section(team: str, user: str, email: str, lang: str) -> list[Block]:
+        return await my_dossiers(services, team, user, email, lang)
+
+    async def toggled(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        asker = who(body)
+        on = str(action.get("value")) == "on"
+
+        async def work(email: str, lang: str) -> Message:
+            return await (watch_on(services, asker, email, lang, ()) if on else watch_off(services, asker, lang))
+
+        _, said = await run_for(services, client, asker, name="dossier_watch" if on else "dossier_unwatch", work=work,
+                                needs_email=on)
+        if services.home.refresh is not None:
+            await services.home.refresh(client, asker.team_id, asker.user_id, said)
+
+    if services.digests is not None:
+        services.home.sections.append(section)
+        app.action(WATCH_TOGGLE)(toggled)
+
+
+async def my_dossiers(services: Services, team: str, user: str, email: str, lang: str) -> list[Block]:
+    watched = await services.watches.of(team, user)
+    toggle = ButtonElement(text=text(lang, "desk.home.stop" if watched else "desk.home.start"), action_id=WATCH_TOGGLE,
+                           value="off" if watched else "on")
+    blocks: list[Block] = [HeaderBlock(text=text(lang, "desk.home.title"))]
+    if not watched:
+        return [*blocks, SectionBlock(text=mrkdwn(text(lang, "desk.home.not_watching")), accessory=toggle)]
+    blocks.append(SectionBlock(text=mrkdwn(text(lang, "desk.home.watching", count=len(watched))), accessory=toggle))
+    account = await account_for(services, team)
+    if account is None or services.digests is None:
+        return blocks
+    late_days = services.digests.config.late_days
+    lines = 0
+    for number in watched[:MOST_DEMARCHES]:
+        found = await _needs(services, account, number, email, lang, late_days)
+        if found is None:
+            continue
+        line, numbers = found
+        blocks.append(SectionBlock(text=mrkdwn(line)))
+        if numbers:
+            blocks.append(ActionsBlock(elements=[open_button(lang, n) for n in numbers[:MOST_BUTTONS]]))
+        lines += 1
+    if not lines:
+        blocks.append(SectionBlock(text=mrkdwn(text(lang, "desk.home.nothing"))))
+    return blocks
+
+
+async def _needs(services: Services, account: DossierAccount, number: int, email: str, lang: str,
+                 late_days: int) -> tuple[str, list[int]] | None:
+    """A démarche's line for the person, and its dossiers to open, the most pressing first; None
+    when nothing needs doing there, or nothing of it is theirs (any more)."""
+    try:
+        membership = await account.access.membership(number)
+    except errors.DossierServiceError as error:
+        log.info("My dossiers: n° %d not read: %s", number, error.reason)
+        return None
+    mine = membership.groups_of(email)
+    if not mine and not membership.administrator(email):
+        return None  # rights that ended: nothing of it is theirs now
+    groups = mine or None  # an administrator with no group: the whole démarche
+    needs = needing(await account.counter.records(number), dt.datetime.now(dt.UTC), late_days, groups)
+    waiting = sorted(n for n, group in (await services.watches.unanswered(account.name, number)).items()
+                     if groups is None or group in groups)
+    if not needs and not waiting:
+        return None
+    parts = [text(lang, f"desk.home.{why}", count=len(needs[why])) for why in ("overdue", "due_soon", "late") if why in needs]
+    if waiting:
+        parts.append(text(lang, "desk.home.unanswered", count=len(waiting)))
+    line = text(lang, "desk.home.line", title=membership.title, number=number, needs=Mrkdwn(" · ".join(parts)))
+    pressing = list(dict.fromkeys([*needs.get("overdue", []), *waiting, *needs.get("late", []), *needs.get("due_soon", [])]))
+    return line, pressing

@@ -1,0 +1,71 @@
+"""The digest's "Show them" button: the dossiers behind a démarche's to-do line (late, SVA/SVR
+date soon or past), listed privately to whoever clicks — if they work on the démarche now (of the
+group, for a group's digest), whatever the button says. Read from the kept records: no request
+but the member list."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.models.blocks import ActionsBlock, Block, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
+
+from clients.dossiers.errors import DossierServiceError
+from clients.dossiers.records import needing
+from handlers.blocks import Message, mrkdwn, plain
+from handlers.digest.messages import SHOW_NEEDS
+from handlers.dossier_links import open_button
+from handlers.i18n import text
+from handlers.on_behalf import reply_privately, run_for, who
+from handlers.services import Services
+
+MOST_SHOWN = 25  # buttons; the rest is counted
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def show(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
+                   respond: AsyncRespond) -> None:
+        await ack()
+        number, _, group = str(action.get("value", "")).partition(":")
+        if not number.isdecimal() or len(number) > 9 or (group and (not group.isdecimal() or len(group) > 9)):
+            return
+        asker = who(body)
+
+        async def work(email: str, lang: str) -> Message:
+            digests = services.digests
+            account = await digests.account(asker.team_id, await services.workspaces.enterprise_of(asker.team_id)) if digests else None
+            if digests is None or account is None:
+                return plain(text(lang, "digest_cmd.no_token_here"))
+            try:
+                membership = await account.access.membership(int(number))
+            except DossierServiceError:
+                return plain(text(lang, "digest.needs_unchecked", number=number))
+            if not membership.may_follow(email, int(group) if group else None):
+                return plain(text(lang, "digest.needs_not_yours", number=number))
+            mine = {int(group)} if group else None
+            found = needing(await account.counter.records(int(number)), dt.datetime.now(dt.UTC), digests.config.late_days, mine)
+            return _listed(lang, int(number), membership.title, found)
+
+        _, message = await run_for(services, client, asker, name="digest_show_needs", work=work)
+        if message is not None:
+            await reply_privately(client, respond, asker.user_id, message)
+
+    app.action(SHOW_NEEDS)(show)
+
+
+def _listed(lang: str, number: int, title: str, found: dict[str, list[int]]) -> Message:
+    if not found:
+        return plain(text(lang, "digest.needs_none", number=number))
+    blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "digest.needs_title", title=title, number=number)))]
+    shown = 0
+    for why in ("overdue", "due_soon", "late"):
+        numbers = found.get(why, [])
+        if not numbers:
+            continue
+        chosen = numbers[:MOST_SHOWN - shown]
+        blocks.append(SectionBlock(text=mrkdwn(text(lang, f"digest.needs_{why}", count=len(numbers)))))
+        blocks += [ActionsBlock(elements=[open_button(lang, n) for n in chosen[start:start + 5]]) for start in range(0, len(chosen), 5)]
+        shown += len(chosen)
+    return Message(text=text(lang, "digest.needs_title", title=title, number=number), blocks=blocks)

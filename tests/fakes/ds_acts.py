@@ -1,0 +1,177 @@
+"""The dossier service's fake, acting on dossiers as the real one does (ds-graphql.md §9): typed ids,
+a read-only token's refusal in the payload, ids that do not load as top-level `not_found` /
+`unauthorized`, the state check then the instructeur's rights, the exact French texts (with their
+typographic apostrophes), the misleading "déjà en instruction" of a decision that a required
+annotation blocks, the 500 of "repasser en construction" on an SVA/SVR démarche, and the side
+effects: passing into review follows the dossier, each state change but going back to construction
+posts the service's own copy of its e-mail into the messagerie."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphql import GraphQLError
+
+if TYPE_CHECKING:
+    from tests.fakes.ds import FakeDemarche, FakeDossier, FakeDS
+
+CONTACT = "contact@demarche.numerique.gouv.fr"
+DISPLAY = {"brouillon": "brouillon", "en_construction": "en construction", "en_instruction": "en instruction",
+           "accepte": "accepté", "refuse": "refusé", "sans_suite": "classé sans suite"}
+#: each mutation: the states it accepts, the state it leads to, the traitement event it records
+TRANSITIONS = {
+    "dossierPasserEnInstruction": (("en_construction",), "en_instruction", "passe_en_instruction"),
+    "dossierRepasserEnConstruction": (("en_instruction",), "en_construction", None),
+    "dossierAccepter": (("en_instruction",), "accepte", "accepte"),
+    "dossierRefuser": (("en_instruction",), "refuse", "refuse"),
+    "dossierClasserSansSuite": (("en_instruction",), "sans_suite", "classe_sans_suite"),
+}
+READ_ONLY = "Le jeton utilisé est configuré seulement en lecture"
+NO_RIGHTS = "L\u2019instructeur n\u2019a pas les droits d\u2019accès à ce dossier"
+EMPTY = "Votre message ne peut être vide"
+CLOSED = "Dossier Il n\u2019est pas possible d\u2019envoyer un message sur un dossier supprimé, à archiver ou en brouillon"
+SIRET = "Les informations du SIRET du dossier ne sont pas complètes. Veuillez réessayer plus tard."
+
+
+class ServerError(Exception):
+    """What the service answers as a bare HTTP 500 (an unrescued exception)."""
+
+
+@dataclass
+class FakeMessage:
+    id: int
+    email: str
+    body: str
+    created: dt.datetime
+    discarded: dt.datetime | None = None
+    correction: str | None = None
+
+
+def typed_id(kind: str, number: int) -> str:
+    return base64.b64encode(f"{kind}-{number}".encode()).decode()
+
+
+def read_id(value: str, kind: str) -> int | None:
+    """A typed id, padded or not, plain or URL-safe base64, as the service decodes them."""
+    try:
+        text = base64.urlsafe_b64decode(value.replace("+", "-").replace("/", "_") + "=" * (-len(value) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    name, _, number = text.partition("-")
+    return int(number) if name == kind and number.isdecimal() else None
+
+
+def wire(schema: Any) -> None:
+    for name in (*TRANSITIONS, "dossierEnvoyerMessage", "dossierBasculeSuivi"):
+        schema.mutation_type.fields[name].resolve = lambda root, info, input, _name=name: root.acts.mutate(_name, input)
+
+
+class Acts:
+    def __init__(self, ds: FakeDS) -> None:
+        self.ds = ds
+        self.done: list[tuple[str, dict[str, Any]]] = []  # every mutation that reached its resolver
+        self._people: dict[str, int] = {}
+        self._next_message = 1
+
+    # --- people and ids ---------------------------------------------------------------
+    def instructeur_id(self, email: str) -> str:
+        number = self._people.setdefault(email.lower(), len(self._people) + 1)
+        return typed_id("Instructeur", number)
+
+    def email_of(self, instructeur: str) -> str | None:
+        number = read_id(instructeur, "Instructeur")
+        return next((email for email, n in self._people.items() if n == number), None) if number else None
+
+    def person(self, email: str) -> dict[str, str]:
+        return {"id": self.instructeur_id(email), "email": email}
+
+    def write(self, demarche: FakeDemarche, dossier: FakeDossier, email: str, body: str, **more: Any) -> FakeMessage:
+        """A message in the dossier's messagerie (the applicant's, an instructeur's, or the service's copy)."""
+        self.ds.now += dt.timedelta(seconds=1)
+        message = FakeMessage(self._next_message, email, body, self.ds.now, **more)
+        self._next_message += 1
+        dossier.messages.append(message)
+        dossier.updated = self.ds.now
+        return message
+
+    # --- mutations ---------------------------------------------------------------------
+    def mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
+        self.done.append((name, given))
+        if self.ds.current_token() in self.ds.read_only:
+            return _refused(READ_ONLY)
+        demarche, dossier = self._load(given["dossierId"])
+        email = self.email_of(given["instructeurId"])
+        if email is None:
+            raise GraphQLError("Instructeur not found", extensions={"code": "not_found"})
+        if name in TRANSITIONS:
+            accepted, _, _ = TRANSITIONS[name]
+            if dossier.state not in accepted:
+                return _refused(f"Le dossier est déjà {DISPLAY[dossier.state]}")
+            if name == "dossierPasserEnInstruction" and dossier.pending_correction:
+                return _refused("Le dossier est en attente de correction")
+        if not self._in_group(demarche, dossier, email):
+            return _refused(NO_RIGHTS)
+        if name in TRANSITIONS:
+            return self._transition(name, demarche, dossier, email, given)
+        if name == "dossierBasculeSuivi":
+            (dossier.followers.add if given.get("follow", True) else dossier.followers.discard)(email.lower())
+            dossier.updated = self.ds.now
+            return {"dossier": self.ds.node(demarche, dossier), "instructeur": self.person(email), "errors": None}
+        return self._message(demarche, dossier, email, given)
+
+    def _transition(self, name: str, demarche: FakeDemarche, dossier: FakeDossier, email: str,
+                    given: dict[str, Any]) -> dict[str, Any]:
+        _, state, event = TRANSITIONS[name]
+        if name in ("dossierAccepter", "dossierRefuser", "dossierClasserSansSuite"):
+            if dossier.siret_incomplete:
+                return _refused(SIRET)
+            if dossier.annotations_missing:  # `can_terminer?` fails: the service's text misleads
+                return _refused(f"Le dossier est déjà {DISPLAY[dossier.state]}")
+        if name == "dossierRepasserEnConstruction" and dossier.sva is not None:
+            raise ServerError("AASM::InvalidTransition")
+        self.ds.change(demarche.number, dossier.number, state)
+        dossier.motivation = given.get("motivation")
+        if event is not None:
+            dossier.traitements.append((event, email, self.ds.now))
+            self.write(demarche, dossier, CONTACT, f"<p>[Votre dossier nº {dossier.number} est {DISPLAY[state]}]</p>")
+        if name == "dossierPasserEnInstruction":
+            dossier.followers.add(email.lower())
+        return {"dossier": self.ds.node(demarche, dossier), "errors": None}
+
+    def _message(self, demarche: FakeDemarche, dossier: FakeDossier, email: str, given: dict[str, Any]) -> dict[str, Any]:
+        if not given.get("body", "").strip():
+            return _refused(EMPTY, field="message")
+        if dossier.archived or dossier.usager_deleted:
+            return _refused(CLOSED, field="message")
+        correction = given.get("correction")
+        message = self.write(demarche, dossier, email, given["body"], correction=correction)
+        if correction and dossier.state in ("en_construction", "en_instruction") and not dossier.pending_correction:
+            dossier.pending_correction = True
+            if dossier.state == "en_instruction":
+                self.ds.change(demarche.number, dossier.number, "en_construction")
+        return {"message": {"id": typed_id("Commentaire", message.id), "email": email, "body": message.body,
+                            "createdAt": message.created.isoformat(), "attachments": []}, "errors": None}
+
+    def _load(self, dossier_id: str) -> tuple[FakeDemarche, FakeDossier]:
+        ident = read_id(dossier_id, "Dossier")
+        for demarche in self.ds.demarches.values():
+            for dossier in demarche.dossiers:
+                if dossier.id == ident:
+                    if demarche.number in self.ds.hidden():
+                        raise GraphQLError("An object of type Dossier was hidden due to permissions",
+                                           extensions={"code": "unauthorized"})
+                    return demarche, dossier
+        raise GraphQLError(f"Dossier not found: {dossier_id}", extensions={"code": "not_found"})
+
+    @staticmethod
+    def _in_group(demarche: FakeDemarche, dossier: FakeDossier, email: str) -> bool:
+        group = next((g for g in demarche.groups if g.number == dossier.group), None)
+        return group is not None and email.lower() in {person.lower() for person in group.instructeurs}
+
+
+def _refused(message: str, field: str = "dossier") -> dict[str, Any]:
+    return {field: None, "errors": [{"message": message}]}
