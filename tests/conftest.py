@@ -310,3 +310,28 @@ def readable_pin(room: dict) -> str:
     """A 10-digit PIN as people read it in the bot's messages: `0123 4567 89`."""
     pin = room["telephony"]["pin_code"]
     return f"{pin[:4]} {pin[4:8]} {pin[8:]}"
+
+
+@pytest.fixture
+def channel_settings(settings: Settings, ds: Any) -> Settings:
+    """Digests that channels subscribe to (no operator's digest), in English, at 09:00 in Paris."""
+    import datetime as dt
+
+    from pydantic import SecretStr
+
+    return settings.model_copy(update={"ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "default_language": "en",
+                                       "digest_time": dt.time(9, 0), "digest_timezone": "Europe/Paris"})
+
+
+@pytest.fixture
+async def digest_bot(channel_settings: Settings, redis: aioredis.Redis, slack: FakeSlack, ds: Any, alice: str) -> AsyncIterator[Bot]:
+    """A bot answering `/digest`, `/dossier` and their buttons, over the dossier fake."""
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.slack_app import configure_slack_client
+
+    job, service = make_digest_job(channel_settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"),
+                                                                                        channel_settings))
+    async for bot in start_bot(channel_settings, redis, slack, digests=job):
+        yield bot
+    await service.aclose()

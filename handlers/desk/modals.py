@@ -25,7 +25,7 @@ DECISION_MODAL = "dossier_decision"
 MESSAGE_MODAL = "dossier_message_modal"
 WORDS = "words"  # the block and action id of the text input
 CORRECTION = "correction"
-MOST_WORDS = 5000
+MOST_WORDS = 3000  # Slack's most for a text input
 
 
 def decision_modal(lang: str, act: Act, number: int) -> View:

@@ -3,9 +3,6 @@ as separate bot processes would have them, and a bot taking `/digest` in channel
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import AsyncIterator
-
 import pytest
 from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
@@ -14,8 +11,7 @@ from bot.config import Settings
 from bot.slack_app import configure_slack_client
 from clients.dossiers.service import DossierService
 from handlers.digest.job import DigestJob
-from tests.conftest import Bot, make_digest_job, start_bot
-from tests.digest.commands import make_job
+from tests.conftest import make_digest_job
 from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
@@ -44,21 +40,6 @@ async def jobs(digest_settings: Settings, redis, ds: FakeDS):
     yield make
     for service in made:
         await service.aclose()
-
-
-@pytest.fixture
-def channel_settings(settings: Settings, ds: FakeDS) -> Settings:
-    """Digests that channels subscribe to (no operator's digest), in English, at 09:00 in Paris."""
-    return settings.model_copy(update={"ds_api_url": ds.url, "ds_api_token": SecretStr(ds.token), "default_language": "en",
-                                       "digest_time": dt.time(9, 0), "digest_timezone": "Europe/Paris"})
-
-
-@pytest.fixture
-async def digest_bot(channel_settings: Settings, redis, slack: FakeSlack, ds: FakeDS, alice) -> AsyncIterator[Bot]:
-    job, service = make_job(channel_settings, redis, ds)
-    async for bot in start_bot(channel_settings, redis, slack, digests=job):
-        yield bot
-    await service.aclose()
 
 
 @pytest.fixture

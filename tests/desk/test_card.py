@@ -1,0 +1,92 @@
+"""`/dossier <number or link>`: the card, to whom, and the buttons each state offers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from clients.dossiers.desk import DOCUMENTS
+from clients.dossiers.watch import GET_DOSSIER_CHANGES
+from tests.conftest import Bot, text_of
+from tests.desk.conftest import BOB, buttons, dossier, dumped
+from tests.fakes.ds import FakeDemarche, FakeDS
+
+
+def test_every_document_the_desk_sends_is_valid_on_the_real_schema(ds: FakeDS) -> None:
+    from graphql import parse, validate
+
+    for name, document in {**DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES}.items():
+        assert validate(ds.schema, parse(document)) == [], name
+
+
+async def test_the_card_says_what_an_instructeur_needs(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    found = ds.deposit(101, "en_instruction", sva=dt.date(2026, 2, 1))
+    ds.acts.write(demarche, found, found.usager, "Bonjour, voici la pièce.")
+    found.followers.add("alice.martin@example.gouv.fr")
+    reply = await dossier(digest_bot, str(found.number))
+    words = text_of(reply)
+    assert reply["response_type"] == "ephemeral"
+    assert f"Dossier n° {found.number}" in words and "Subvention &lt;vélo&gt; (n° 101)" in words
+    assert "under review since" in words and "deposited" in words and "decision expected by" in words
+    assert "group Nord" in words and "the applicant wrote on" in words and "not answered yet" in words
+    assert "you follow it" in words and f"/procedures/101/dossiers/{found.number}|Open it on the dossier service" in words
+    assert "usager" not in dumped(reply) and "Bonjour" not in dumped(reply)  # nothing the applicant wrote or is
+    assert set(buttons(reply)) == {"dossier_accept", "dossier_refuse", "dossier_close", "dossier_message", "dossier_unfollow"}
+    # an SVA démarche: no Back to construction (the service fails there)
+
+
+async def test_links_and_words_name_the_same_dossier(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    found = ds.deposit(101)
+    site = ds.url.removesuffix("/api/v2/graphql")
+    for words in (f"{site}/procedures/101/dossiers/{found.number}", f"{site}/dossiers/{found.number}/messagerie",
+                  f"n°{found.number}", f"#{found.number}"):
+        assert f"Dossier n° {found.number}" in text_of(await dossier(digest_bot, words)), words
+
+
+async def test_buttons_by_state_in_each_language(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    waiting = ds.deposit(101, "en_construction")
+    english = buttons(await dossier(digest_bot, str(waiting.number)))
+    assert {e["text"]["text"] for e in english.values()} == {"Start review", "Message", "Follow"}
+    assert english["dossier_start"]["confirm"]["title"]["text"] == "Start review?"
+    reviewed = ds.deposit(101, "en_instruction")
+    french = buttons(await dossier(digest_bot, str(reviewed.number), user="U0BOB"))
+    assert {e["text"]["text"] for e in french.values()} == {
+        "Accepter", "Refuser", "Classer sans suite", "Repasser en construction", "Message", "Suivre"}
+    decided = ds.deposit(101, "accepte")
+    assert set(buttons(await dossier(digest_bot, str(decided.number)))) == {"dossier_message", "dossier_follow"}
+
+
+async def test_an_administrator_sees_the_card_without_acting(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    found = ds.deposit(101, "en_instruction")
+    reply = await dossier(digest_bot, str(found.number), user="U0ADA")
+    assert f"Dossier n° {found.number}" in text_of(reply) and buttons(reply) == {}
+    assert "acting on it is for the instructeurs of its group" in text_of(reply)
+
+
+async def test_anyone_else_hears_what_a_dossier_that_does_not_exist_says(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    other_group = ds.deposit(101, "en_instruction", group=2)
+    mine = ds.deposit(101)
+    nothing = await dossier(digest_bot, "999999")
+    for user, number in (("U0ALICE", other_group.number), ("U0MAL", mine.number), ("U0SUD", mine.number)):
+        reply = await dossier(digest_bot, str(number), user=user)
+        assert text_of(reply).replace(str(number), "N") == text_of(nothing).replace("999999", "N"), user
+        assert "Subvention" not in dumped(reply)
+    assert BOB  # Bob, in group 1 with Alice, sees the same dossiers she does
+
+
+async def test_a_look_up_costs_at_most_two_requests_and_one_once_the_members_are_kept(
+        digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    found = ds.deposit(101)
+    before = len(ds.queries)
+    await dossier(digest_bot, str(found.number), user="U0ADA")  # an administrator: the member list too
+    assert len(ds.queries) - before == 2
+    before = len(ds.queries)
+    await dossier(digest_bot, str(found.number), user="U0ADA")
+    await dossier(digest_bot, str(found.number))  # an instructeur: the card's own group says it
+    assert len(ds.queries) - before == 2
+
+
+async def test_help_and_typos(digest_bot: Bot, demarche: FakeDemarche) -> None:
+    assert "`/dossier watch`" in text_of(await dossier(digest_bot, ""))
+    typo = text_of(await dossier(digest_bot, "wacth off"))
+    assert "/dossier watch off" in typo
+    assert "I don't know `banana`" in text_of(await dossier(digest_bot, "banana"))

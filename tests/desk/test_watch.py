@@ -1,0 +1,122 @@
+"""`/dossier watch`: what concerns a person comes in one DM a round — deposits and applicants'
+messages in their groups, state changes by someone else on what they follow — once, read with one
+request a démarche when nothing changed, by one process; Home's "My dossiers"; the digest's
+"Show them"."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+
+from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from tests.conftest import Bot, text_of
+from tests.desk.conftest import BOB, click, dossier
+from tests.digest.commands import ALICE
+from tests.fakes.ds import FakeDemarche, FakeDS
+from tests.fakes.slack import TEAM, FakeSlack
+from tests.slack_requests import home_opened, send_event
+
+
+def news(slack: FakeSlack, user: str) -> list[dict]:
+    return [m for m in slack.posted(user) if "What concerns you" in text_of(m) or "Ce qui vous concerne" in text_of(m)]
+
+
+async def a_round(bot: Bot) -> int:
+    watching = bot.runtime.watching
+    assert watching is not None
+    await bot.runtime.redis.delete("roombot:desk-round")  # the lease of the round before: as if its time had passed
+    return await watching.round(dt.datetime.now(dt.UTC))
+
+
+async def test_watch_tells_each_person_what_is_theirs_once(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                           demarche: FakeDemarche) -> None:
+    followed = ds.deposit(101, "en_construction")
+    followed.followers.add(BOB)
+    assert "You are watching n° 101" in text_of(await dossier(digest_bot, "watch 101"))
+    assert "Vous surveillez n° 101" in text_of(await dossier(digest_bot, "watch 101", user="U0BOB"))
+    assert "Not watched: n° 101" in text_of(await dossier(digest_bot, "watch 101", user="U0MAL"))
+    await a_round(digest_bot)  # the first round only marks where reading starts
+    assert news(slack, "U0ALICE") == []
+
+    ds.now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
+    deposited = ds.deposit(101)  # group 1: Alice's and Bob's
+    ds.deposit(101, group=2)  # Sud's: theirs, not Alice's
+    ds.acts.write(demarche, followed, followed.usager, "Voici mon justificatif")
+    ds.acts.write(demarche, followed, "contact@demarche.numerique.gouv.fr", "<p>copie</p>")  # the service's copy: not news
+    await click(digest_bot, "dossier_start", str(followed.number))  # Alice acts: Bob follows it, he hears it
+    sent = await a_round(digest_bot)
+    [alices] = news(slack, "U0ALICE")
+    [bobs] = news(slack, "U0BOB")
+    assert sent == 2
+    assert f"Dossier n° {deposited.number} was deposited" in text_of(alices)
+    assert f"The applicant wrote on dossier n° {followed.number}" in text_of(alices)
+    assert "is now under review" not in text_of(alices)  # her own act
+    assert f"Le dossier n° {followed.number}, que vous suivez, est désormais en instruction" in text_of(bobs)
+    assert "dossier_open" in json.dumps(alices) and len(text_of(alices).split(f"n° {deposited.number}")) >= 2
+    await a_round(digest_bot)  # read again with its overlap: nothing new, nobody told twice
+    assert len(news(slack, "U0ALICE")) == 1 and len(news(slack, "U0BOB")) == 1
+
+
+async def test_a_round_with_nothing_new_costs_one_request_a_demarche(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    for number in range(102, 112):
+        ds.add_demarche(number, f"D{number}", groups={1: ("G", [ALICE])})
+    await dossier(digest_bot, "watch " + " ".join(str(n) for n in range(101, 112)))
+    await a_round(digest_bot)
+    before = len(ds.queries)
+    await a_round(digest_bot)
+    assert len(ds.queries) - before == 11 and all(q["operationName"] == "getDossierChanges" for q in ds.queries[before:])
+
+
+async def test_one_round_across_processes(digest_bot: Bot, demarche: FakeDemarche) -> None:
+    await dossier(digest_bot, "watch 101")
+    watching = digest_bot.runtime.watching
+    assert watching is not None
+    now = dt.datetime.now(dt.UTC)
+    due = await asyncio.gather(*(watching.due(now) for _ in range(4)))  # four processes asking at once
+    assert sum(len(jobs) for jobs in due) == 1
+
+
+async def test_rights_that_end_stop_the_news(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    await dossier(digest_bot, "watch 101")
+    await a_round(digest_bot)
+    demarche.groups[0].instructeurs.remove(ALICE)
+    await digest_bot.runtime.redis.delete("roombot:ds-members:101")  # the kept member list lapses
+    ds.now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
+    ds.deposit(101)
+    await a_round(digest_bot)
+    assert news(slack, "U0ALICE") == []
+
+
+async def test_watch_off_and_the_workspaces_own_demarches(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    assert "I know no démarche you work on" in text_of(await dossier(digest_bot, "watch"))
+    await Subscriptions(digest_bot.runtime.redis).save(Subscription("C0TEAM", (Followed(101, "U0ADA"),), dt.time(9), team=TEAM))
+    assert "You are watching n° 101" in text_of(await dossier(digest_bot, "watch"))
+    assert "You no longer watch any démarche" in text_of(await dossier(digest_bot, "watch off"))
+    assert "You were not watching" in text_of(await dossier(digest_bot, "watch off"))
+
+
+async def test_my_dossiers_on_home_and_the_digests_show_them(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                              demarche: FakeDemarche) -> None:
+    job = digest_bot.runtime.digests
+    assert job is not None
+    late = ds.deposit(101, "en_instruction")  # under review since early January: late by now
+    ds.now = dt.datetime.now(dt.UTC)
+    ds.deposit(101, "en_construction", group=2)  # deposited just now
+    account = await job.account(TEAM)
+    assert account is not None
+    await job.compute(ds.now.date(), account=account, demarches=[101])  # the digest keeps each dossier's record
+    await dossier(digest_bot, "watch 101")
+    await send_event(digest_bot, home_opened("U0ALICE"))
+    [call] = slack.called("views.publish")
+    home = call.args["view"] if isinstance(call.args["view"], dict) else json.loads(call.args["view"])
+    assert "My dossiers" in text_of(home) and "Subvention &lt;vélo&gt;* (n° 101): 1 waiting too long" in text_of(home)
+    opened = [e["value"] for blk in home["blocks"] for e in blk.get("elements", []) if e.get("action_id") == "dossier_open"]
+    assert opened == [str(late.number)]
+
+    shown = await click(digest_bot, "digest_show_needs", "101:")
+    assert [e["value"] for blk in shown[-1]["blocks"] for e in blk.get("elements", [])] == [str(late.number)]
+    assert "Waiting too long (1)" in text_of(shown[-1])
+    refused = await click(digest_bot, "digest_show_needs", "101:", user="U0MAL")
+    assert "Only the administrators and instructeurs of démarche n° 101" in text_of(refused[-1])
+    assert "dossier_open" not in json.dumps(refused[-1])
