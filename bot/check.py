@@ -30,6 +30,7 @@ from bot.scopes import REQUIRED_SCOPES
 from bot.slack_app import configure_slack_client, slack_client
 from bot.tables import clean
 from bot.wiring import dossier_service, room_service
+from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError
@@ -250,15 +251,22 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
                     problems.append(f"n° {number} ({advice.dossiers(error, settings)})")
             except DossierServiceError as error:  # the token, the address or the service: one line for all
                 return Result("dossier service", False, advice.dossiers(error, settings))
+        try:  # asked without changing anything (a follow of a dossier that exists nowhere)
+            writes = await DossierDesk(service).may_write()
+        except DossierServiceError:
+            writes = None
     finally:
         await service.aclose()
     numbers.discard(0)
     if problems:
         return Result("dossier service", False, "cannot read " + ", ".join(problems) + ": remove them from "
                       "DIGEST_DEMARCHES (or /digest unsubscribe), or use a token of an administrator of each")
-    if not numbers:
-        return Result("dossier service", True, "the token is accepted; no démarche followed yet")
-    return Result("dossier service", True, f"the token reads the {len(numbers)} configured démarche(s)")
+    read = "the token is accepted; no démarche followed yet" if not numbers else \
+        f"the token reads the {len(numbers)} configured démarche(s)"
+    if writes is False:
+        return Result("dossier service", True, f"{read}; it may only read: /dossier's acts (accept, message…) are refused "
+                                               "until DS_API_TOKEN is a token made with read and write access", warning=True)
+    return Result("dossier service", True, read + ("; it may act on dossiers (/dossier)" if writes else ""))
 
 
 async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:

@@ -205,7 +205,7 @@ class DossierDesk:
             data = await self.service.query(Act.FOLLOW.value, MUTATIONS[Act.FOLLOW], {"input": nowhere})
         except errors.DemarcheNotFound:
             return True
-        return not any(_said(problem.get("message")) == READ_ONLY for problem in (data.get(Act.FOLLOW.value) or {}).get("errors") or [])
+        return not any(READ_ONLY in _said(problem.get("message")) for problem in (data.get(Act.FOLLOW.value) or {}).get("errors") or [])
 
     async def _refusal(self, act: Act, card: DossierCard, said: str) -> errors.ActRefused:
         text = _said(said)

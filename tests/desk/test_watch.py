@@ -120,3 +120,34 @@ async def test_my_dossiers_on_home_and_the_digests_show_them(digest_bot: Bot, ds
     refused = await click(digest_bot, "digest_show_needs", "101:", user="U0MAL")
     assert "Only the administrators and instructeurs of démarche n° 101" in text_of(refused[-1])
     assert "dossier_open" not in json.dumps(refused[-1])
+
+
+async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_next_round(
+        ds: FakeDS, redis, demarche: FakeDemarche) -> None:
+    from pydantic import SecretStr
+
+    from clients.dossiers.desk import DossierDesk
+    from clients.dossiers.rate_limit import RateLimiter
+    from clients.dossiers.service import DossierService
+    from clients.dossiers.watch import Watches
+    from handlers.desk.watch import _read
+    from tests.conftest import instant_policy
+
+    clock = [600.0]
+    limiter = RateLimiter(100, redis=redis, name="shared", clock=lambda: clock[0])
+    service = DossierService(ds.url, SecretStr(ds.token), limiter=limiter, policy=instant_policy())
+    account = type("Account", (), {"name": "shared", "desk": DossierDesk(service)})()
+    watches, since = Watches(redis), dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
+    await watches.read_until("shared", 101, since)
+    for _ in range(30):
+        await limiter.wait()  # a digest's walk took 30 of this minute's 98
+    try:
+        assert await _read(watches, account, 101, dt.datetime.now(dt.UTC)) == []
+        assert await watches.since("shared", 101) == since and ds.queries == []  # not sent, read from there next round
+        clock[0] += 60  # the next minute
+        ds.now = since + dt.timedelta(hours=1)
+        ds.deposit(101)
+        changes = await _read(watches, account, 101, dt.datetime.now(dt.UTC))
+        assert [change.kind for change in changes] == ["deposited"]
+    finally:
+        await service.aclose()

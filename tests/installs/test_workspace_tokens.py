@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from bot.wiring import digest_job
 from tests.conftest import Bot, eventually, start_bot, text_of
-from tests.fakes.ds import FakeDS
+from tests.fakes.ds import FakeDS, FakeGroup
 from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import install, oauth_settings, room_command
@@ -159,3 +159,17 @@ async def test_a_service_too_slow_for_slacks_three_seconds_keeps_nothing(bot: Bo
     answer = await submit(bot, B_TOKEN)
     assert "did not answer in time: nothing was changed" in answer["errors"]["ds_token"]
     assert await redis.keys("roombot:ds-token:*") == []
+
+
+async def test_dossiers_are_read_and_acted_on_with_the_workspaces_own_token(bot: Bot, slack: FakeSlack, ds: FakeDS) -> None:
+    assert await submit(bot, B_TOKEN) == {}
+    ds.demarches[202].groups = [FakeGroup(1, "G", ["boss@example.gouv.fr"])]
+    theirs, ours = ds.demarches[202].dossiers[0], ds.demarches[101].dossiers[0]
+    theirs.state = "en_construction"
+    asked = len(ds.asked_with)
+    reply = await room_command(bot, str(theirs.number), "U0BOSS", "T0BBB", channel="C0BBB", command="/dossier")
+    assert f"Dossier n° {theirs.number}" in text_of(reply) and "Start review" in text_of(reply)
+    assert set(ds.asked_with[asked:]) == {B_TOKEN}  # read with the workspace's token only
+    # the operator's token reads démarche 101; the workspace's does not: nothing crosses
+    denied = await room_command(bot, str(ours.number), "U0BOSS", "T0BBB", channel="C0BBB", command="/dossier")
+    assert "I can show you no dossier" in text_of(denied)

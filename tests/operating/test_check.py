@@ -153,6 +153,17 @@ async def test_a_digest_without_a_dossier_token_is_a_failure_and_serve_says_so(c
     assert logged == [f"start-up check: {line}"]
 
 
+def test_check_says_whether_the_dossier_token_may_act(configured, capsys, ds: FakeDS):
+    code, lines = check(capsys)
+    assert code == 0 and part(lines, "dossier service").endswith("; it may act on dossiers (/dossier)")
+    ds.read_only.add(ds.token)
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 0 and line.startswith("⚠") and "it may only read" in line and "read and write access" in line
+    assert [name for name, _ in ds.acts.done] == ["dossierBasculeSuivi", "dossierBasculeSuivi"]  # on a dossier that exists nowhere
+    assert all(not d.followers for demarche in ds.demarches.values() for d in demarche.dossiers)
+
+
 def test_half_an_operators_digest_is_a_failure(configured, capsys, monkeypatch):
     monkeypatch.delenv("DIGEST_DEMARCHES")
     code, lines = check(capsys)
