@@ -1,4 +1,4 @@
-"""`python -m bench [startup|rooms|digest|attacks|pacing|capacity]`: every benchmark, each compared in the same run, in one table."""
+"""`python -m bench [startup|rooms|digest|attacks|pacing|capacity|desk]`: every benchmark, each compared in the same run, in one table."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import os
 import platform
 import sys
 
-from bench import attacks, capacity, digest, pacing, rooms, startup
+from bench import attacks, capacity, desk, digest, pacing, rooms, startup
 
 SUITES = {
     "startup": startup.main, "rooms": rooms.main, "digest": digest.main, "attacks": attacks.main, "pacing": pacing.main,
-    "capacity": capacity.main,
+    "capacity": capacity.main, "desk": desk.main,
 }
 
 

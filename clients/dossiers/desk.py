@@ -177,8 +177,8 @@ class DossierDesk:
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
                   follow: bool = True) -> DossierCard | None:
-        """Does `act` as the instructeur `instructeur_id`; the dossier as it is after a state change
-        (None for a message or a follow). Raises the service's refusal, typed."""
+        """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
+        change (None for a message or a follow). Raises the service's refusal, typed."""
         payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
         if act in DECISIONS:
             payload["motivation"] = text
@@ -193,9 +193,9 @@ class DossierDesk:
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
         if said:
             raise await self._refusal(act, card, said)
-        if act in LEADS_TO:
-            return await self.card(card.number)
-        return None
+        if act not in LEADS_TO:
+            return None
+        return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
 
     async def may_write(self) -> bool:
         """Whether the token may act, asked without changing anything: a follow of a dossier that
@@ -225,6 +225,24 @@ class DossierDesk:
                 return errors.AnnotationsMissing(said)
             return errors.WrongState(now.state)
         return errors.ActRefused(said)
+
+
+def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> DossierCard:
+    """The card as the act left it, without reading it again: its new state since now (and, for a
+    review started, followed by whoever started it, as the service does)."""
+    now = dt.datetime.now(dt.UTC).isoformat()
+    changed: dict[str, Any] = {"state": state}
+    if state == "en_instruction":
+        changed["datePassageEnInstruction"] = now
+    elif state == "en_construction":
+        changed["datePassageEnConstruction"] = now
+    else:
+        changed["dateTraitement"] = now
+    if act is Act.START:
+        me = next((person for person in card.groupeInstructeur.instructeurs if person.id == instructeur_id), None) \
+            if card.groupeInstructeur else None
+        changed["instructeurs"] = [*card.instructeurs, *([Person(email=me.email)] if me and not card.followed_by(me.email) else [])]
+    return card.model_copy(update=changed)
 
 
 READ_ONLY = "configuré seulement en lecture"

@@ -114,6 +114,7 @@ class FakeDS:
     _windows: dict[int, int] = field(default_factory=dict)
     null_deleted_nodes: bool = False  # `nodes: null` on (pending) deleted dossiers, as the schema allows
     slow: dict[int, float] = field(default_factory=dict)  # démarche → seconds each request about it takes
+    latency: float = 0.0  # seconds every request takes (a benchmark's service)
     # hostile answers, by démarche: "loop" (the same cursor, new dossiers, every page), "endless" (a new
     # cursor every page, for ever), "nested" (a body nested 100,000 levels deep), "huge" (a 60 MB page,
     # streamed), "too_many" (150 dossiers on a page of 100)
@@ -315,7 +316,7 @@ class FakeDS:
             return _errors(400, "JSON parse error", "bad_request")
         self.queries.append(body)
         self.asked_with.append(token)
-        delay = self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
+        delay = self.latency + self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
         if delay:
             await asyncio.sleep(delay)
         hostile = self.hostile.get(int((body.get("variables") or {}).get("demarcheNumber") or 0))
