@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 ACTS = Counter("roombot_dossier_acts_total", "Acts on dossiers asked from Slack, by act and outcome.", ["act", "outcome"])
 CLAIM_SECONDS = 120  # the same act from the same state within this is the same click (or Slack's retry)
+#: dossiers one person may look up in a minute: each costs the token's allowance, which digests share
+LOOKUPS_PER_MINUTE = 30
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
     account = await account_for(services, asker.team_id)
     if account is None or account.desk is None:
         return plain(text(lang, "desk.no_token"))
+    if not await services.once.within("dossier-look", asker.team_id, asker.user_id, most=LOOKUPS_PER_MINUTE, ttl=60):
+        return plain(text(lang, "desk.too_often", most=LOOKUPS_PER_MINUTE))
     try:
         seen = await account.desk.seen_by(number, email, account.access)
     except errors.DossierServiceError as error:
@@ -137,7 +141,7 @@ async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked
 
 
 def _state_now(lang: str, number: int, state: str) -> str:
-    shown = text(lang, f"state.{state}") if state in STATES else state
+    shown = text(lang, f"desk.state.{state}") if state in STATES else state
     return text(lang, "desk.already", number=number, state=shown)
 
 

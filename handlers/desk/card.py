@@ -68,7 +68,7 @@ def _start_confirm(lang: str, number: int) -> ConfirmObject:
 
 
 def _state_line(lang: str, card: DossierCard) -> str:
-    state = text(lang, f"state.{card.state}") if card.state in STATES else card.state
+    state = text(lang, f"desk.state.{card.state}") if card.state in STATES else card.state
     since = card.in_state_since
     return text(lang, "dossier.since", state=state, date=_day(lang, since)) if since else state
 

@@ -21,6 +21,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.service import STATES
 from clients.dossiers.watch import DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.desk.acting import account_for
@@ -33,6 +34,7 @@ from handlers.services import Services
 log = logging.getLogger(__name__)
 
 MOST_WATCHED = 20  # démarches one person watches
+WATCH_CHANGES_PER_HOUR = 10  # each reads up to MOST_WATCHED member lists
 CONCURRENT_POLLS = 4
 MOST_ITEMS = 20  # in one DM; the rest is counted
 
@@ -43,6 +45,8 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
     account = await account_for(services, asker.team_id)
     if account is None or services.digests is None:
         return plain(text(lang, "desk.no_token"))
+    if not await services.once.within("dossier-watch", asker.team_id, asker.user_id, most=WATCH_CHANGES_PER_HOUR, ttl=3600):
+        return plain(text(lang, "desk.watch_too_often", most=WATCH_CHANGES_PER_HOUR))
     asked = numbers or tuple(dict.fromkeys(n for sub in await services.digests.subscriptions.all(asker.team_id) for n in sub.demarches))
     kept: list[int] = []
     refused: list[int] = []
@@ -163,7 +167,7 @@ def _news(lang: str, changes: list[DossierChange]) -> Message:
     blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "desk.news_title", count=len(changes))))]
     for change in changes[:MOST_ITEMS]:
         said = text(lang, f"desk.news.{change.kind}", number=change.number, demarche=change.demarche,
-                    state=text(lang, f"state.{change.state}") if change.state else "")
+                    state=text(lang, f"desk.state.{change.state}") if change.state in STATES else change.state)
         blocks.append(SectionBlock(text=mrkdwn(said), accessory=open_button(lang, change.number)))
     if len(changes) > MOST_ITEMS:
         blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "desk.news_more", count=len(changes) - MOST_ITEMS))]))

@@ -90,3 +90,13 @@ async def test_help_and_typos(digest_bot: Bot, demarche: FakeDemarche) -> None:
     typo = text_of(await dossier(digest_bot, "wacth off"))
     assert "/dossier watch off" in typo
     assert "I don't know `banana`" in text_of(await dossier(digest_bot, "banana"))
+
+
+async def test_one_person_looks_up_at_most_thirty_dossiers_a_minute(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    found = ds.deposit(101)
+    for _ in range(30):
+        await dossier(digest_bot, str(found.number))
+    asked = len(ds.queries)
+    assert "You looked up 30 dossiers in the last minute" in text_of(await dossier(digest_bot, str(found.number)))
+    assert len(ds.queries) == asked  # nothing read for it
+    assert f"Dossier n° {found.number}" in text_of(await dossier(digest_bot, str(found.number), user="U0BOB"))  # others may
