@@ -45,15 +45,7 @@ def register(app: AsyncApp, services: Services) -> None:
         if number is None:
             return
         act, follow = AT_ONCE[str(action["action_id"])]
-        asker = who(body)
-        outcome: list[Outcome | None] = []
-
-        async def work(email: str, lang: str) -> Message | None:
-            outcome.append(await perform(services, client, asker, email, lang, Asked(act, number, follow=follow)))
-            return None
-
-        _, problem = await run_for(services, client, asker, name=f"dossier_{act.name.lower()}", work=work)
-        await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+        await _act(services, client, respond, who(body), Asked(act, number, follow=follow))
 
     async def open_window(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
@@ -87,17 +79,9 @@ def register(app: AsyncApp, services: Services) -> None:
         act, number = about
         asker = who(body)
         view_id = str(view.get("id", ""))[:40]
-        asked = Asked(act, number, words=words, correction=correction_of(view), once=view_id)
-        outcome: list[Outcome | None] = []
-
-        async def work(email: str, lang: str) -> Message | None:
-            outcome.append(await perform(services, client, asker, email, lang, asked))
-            return None
-
-        _, problem = await run_for(services, client, asker, name=f"dossier_{act.name.lower()}", work=work)
         card_url = await services.views.get(asker.team_id, view_id)
         respond = KeptAliveRespond(str(card_url), client.session) if card_url and client.session else None
-        await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+        await _act(services, client, respond, asker, Asked(act, number, words=words, correction=correction_of(view), once=view_id))
 
     async def open_card(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
                         respond: AsyncRespond) -> None:
@@ -121,6 +105,18 @@ def register(app: AsyncApp, services: Services) -> None:
     app.action(OPEN_DOSSIER)(open_card)
     app.view(DECISION_MODAL)(submitted)
     app.view(MESSAGE_MODAL)(submitted)
+
+
+async def _act(services: Services, client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, asked: Asked) -> None:
+    """The act done for the person, and what they hear of it."""
+    outcome: list[Outcome | None] = []
+
+    async def work(email: str, lang: str) -> Message | None:
+        outcome.append(await perform(services, client, asker, email, lang, asked))
+        return None
+
+    _, problem = await run_for(services, client, asker, name=f"dossier_{asked.act.name.lower()}", work=work)
+    await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
 
 
 async def _tell(client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, outcome: Outcome | None) -> None:
