@@ -9,6 +9,7 @@ import contextlib
 import datetime as dt
 import json
 import signal
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -168,12 +169,17 @@ async def _burst_through_a_crash(
         def answered() -> set[str]:
             return {r["_url"] for r in slack.responses if r["_url"].startswith("new")}
 
-        try:
-            await eventually(lambda: len(answered()) == 60, "an answer to every /room new", timeout=60)
-        except AssertionError:  # say which, and how far they got: a room made means the reply was what failed
-            missing = sorted(set(f"new{i}" for i in range(60)) - answered(), key=lambda name: int(name[3:]))
-            raise AssertionError(f"no answer within 60 s to {missing}; {len(meet.rooms)} rooms made, "
-                                 f"{len(slack.posted())} messages posted") from None
+        # as long as answers keep coming the burst is being worked through, however slow the machine:
+        # only a stall (nothing new for 30 s) fails, naming what is missing
+        seen, stalled_since = -1, time.monotonic()
+        while len(answered()) < 60:
+            if len(answered()) != seen:
+                seen, stalled_since = len(answered()), time.monotonic()
+            elif time.monotonic() - stalled_since > 30:  # say which, and how far they got: a room made means the reply failed
+                missing = sorted(set(f"new{i}" for i in range(60)) - answered(), key=lambda name: int(name[3:]))
+                raise AssertionError(f"no answer for 30 s, still missing {missing}; {len(meet.rooms)} rooms made, "
+                                     f"{len(slack.posted())} messages posted")
+            await asyncio.sleep(0.1)
         # the digest's run ends (posted) once its mark reaches the new primary; asking again is refused
         await eventually(lambda: any("posted" in r.get("text", "") for r in slack.responses
                                            if r["_url"] == "digest-now"), "the digest run to end")
