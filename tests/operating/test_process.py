@@ -243,3 +243,37 @@ async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(t
         if process.poll() is None:
             process.kill()
             process.communicate()
+
+
+def redis_servers_of(folder: Path) -> list[int]:
+    """The pids of the redis-server processes whose data is under `folder`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdecimal():
+            try:
+                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "redis-server" in line and str(folder) in line:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_the_embedded_redis_ends_with_serve_however_serve_ends(tmp_path: Path, meet: FakeMeet, slack: FakeSlack,
+                                                               how: signal.Signals) -> None:
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"))
+    process, _ = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+    try:
+        [server] = redis_servers_of(tmp_path)
+        process.send_signal(how)
+        process.wait(30)
+        deadline = time.monotonic() + 30
+        while redis_servers_of(tmp_path) and time.monotonic() < deadline:  # it saves its data, then exits
+            time.sleep(0.05)
+        assert redis_servers_of(tmp_path) == [], f"redis-server {server} outlived serve ({how.name})"
+        assert (tmp_path / "data" / "redis" / "appendonly.aof").exists() or (tmp_path / "data" / "redis" / "appendonlydir").exists()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
