@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import datetime as dt
 import gc
+import itertools
 import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+from typing import Any
 
 import redis.asyncio as aioredis
 import uvicorn
@@ -111,6 +113,33 @@ async def stop_helpers(helpers: list[subprocess.Popen[bytes]]) -> None:
             await asyncio.to_thread(helper.wait)
 
 
+#: waits between attempts to reach Slack in Socket Mode, the last one repeated
+RECONNECT_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+async def keep_connecting(handler: Any) -> None:
+    """Connects to Slack in Socket Mode, trying again while it cannot be reached (each failure one
+    log line naming what to check); the client reconnects by itself once connected."""
+    for attempt in itertools.count():
+        try:
+            await handler.connect_async()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            wait = RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)]
+            log.warning("cannot reach Slack in Socket Mode (%s): trying again in %.0f s; check SLACK_APP_TOKEN, "
+                        "SLACK_API_URL and the way out to Slack", _reason(error), wait)
+            await asyncio.sleep(wait)
+            continue
+        log.info("connected to Slack in Socket Mode")
+        return
+
+
+def _reason(error: Exception) -> str:
+    response = getattr(error, "response", None)
+    return str(response.get("error")) if response is not None and hasattr(response, "get") else str(error)[:120] or "no answer"
+
+
 async def serve(settings: Settings) -> None:
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
     # place that re-raise is harmless, so we still drain, close and exit 0.
@@ -153,16 +182,21 @@ async def serve(settings: Settings) -> None:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler  # 0.2 s, for this mode only
 
             socket_mode = AsyncSocketModeHandler(runtime.app, settings.slack_app_token.get_secret_value())
-            await socket_mode.connect_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
-            log.info("connected to Slack in Socket Mode")
+        # Socket Mode connects beside serving: /healthz, /metrics and a clean stop on SIGTERM never
+        # wait for Slack, which may be unreachable for a while
+        connecting = asyncio.create_task(keep_connecting(socket_mode)) if socket_mode is not None else None
         try:
             await server.serve(sockets=[sock])
         finally:
             stop.set()
             checks.cancel()
+            if connecting is not None:
+                connecting.cancel()
+                await asyncio.gather(connecting, return_exceptions=True)
             await stop_helpers(helpers)
             if socket_mode is not None:
-                await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
+                with contextlib.suppress(Exception):  # never connected, or Slack gone: nothing to close
+                    await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
             await runtime.tasks.drain(DRAIN_SECONDS)
             for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()

@@ -277,3 +277,26 @@ def test_the_embedded_redis_ends_with_serve_however_serve_ends(tmp_path: Path, m
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_socket_mode_with_slack_unreachable_serves_health_and_stops(tmp_path: Path, meet: FakeMeet, how: signal.Signals) -> None:
+    """Slack takes the connection and never answers: /healthz and /metrics answer, the start-up
+    line says what to check, and a signal stops the bot cleanly within seconds."""
+    with Silent() as silent:
+        env = python_env(SLACK_BOT_TOKEN="xoxb-test", SLACK_APP_TOKEN="xapp-1-test", SLACK_API_URL=f"{silent}/api/",
+                         MEET_API_URL=f"{meet.base}/external-api/v1.0", MEET_CLIENT_ID=meet.app_config.client_id,
+                         MEET_CLIENT_SECRET=meet.app_config.client_secret, DATA_DIR=str(tmp_path / "data"))
+        process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+        try:
+            assert httpx.get(base + "/healthz", timeout=10).status_code == 200
+            assert httpx.get(base + "/metrics", timeout=10).status_code == 200
+            started = time.monotonic()
+            process.send_signal(how)
+            output, _ = process.communicate(timeout=30)
+            assert process.returncode == 0, output
+            assert time.monotonic() - started < 15 and "Traceback" not in output
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
