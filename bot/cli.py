@@ -21,25 +21,37 @@ def main(argv: list[str] | None = None) -> int:
                     "Configuration comes from the environment and ./.env (see .env.example).",
     )
     commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
-    commands.add_parser("serve", help="run the Slack app (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
-    digest = commands.add_parser("digest", help="post today's dossier digest now, unless it was posted already")
+    commands.add_parser("serve", help="run the Slack app (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)",
+                        description="Run the Slack app: POST /slack/events (or Socket Mode when SLACK_APP_TOKEN is set), "
+                                    "GET /healthz and /metrics on HOST:PORT, and the digests' and watches' schedules.")
+    digest = commands.add_parser("digest", help="post today's dossier digest now, unless it was posted already",
+                                 description="Post today's operator digest (DIGEST_CHANNEL, DIGEST_DEMARCHES) now, unless "
+                                             "it went out already; or print it here with --dry-run.")
     digest.add_argument("--force", action="store_true", help="post it again even if today's went out")
     digest.add_argument("--dry-run", action="store_true", help="print the digest here, AI line included; post nothing")
     digest.add_argument("--no-ai", action="store_true", help="leave the AI line out (no call to the inference service)")
     digest.add_argument("--chart", type=Path, metavar="FILE", help="with --dry-run: write the chart (PNG) to FILE")
     digest.add_argument("--fresh", action="store_true",
                         help="with --dry-run: count afresh, even if another run counted within the last 30 minutes")
-    check = commands.add_parser("check", help="try the configuration against every configured service")
+    check = commands.add_parser("check", help="try the configuration against every configured service",
+                                description="Try the configuration against every configured service: one line each, "
+                                            "✓, ⚠ or ✗ with what to do; exit 1 on any ✗.")
     check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms")
-    shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number")
+    shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number",
+                                description="The bot without Slack, in this console: type /room, /digest or /dossier; "
+                                            "a number uses the button shown with it; home shows the Home tab.")
     shell.add_argument("--as", dest="shell_as", required=True, metavar="EMAIL", help="the person you act as")
     shell.add_argument("--lang", choices=LANGUAGES, default=None, help="the language you read")
-    keys = commands.add_parser("keys", help="the inference service's API keys")
-    key_actions = keys.add_subparsers(dest="action", required=True)
+    keys = commands.add_parser("keys", help="the inference service's API keys",
+                               description="The inference service's API keys (ALBERT_API_KEY's account): list them, or "
+                                           "rotate the bot's own.")
+    key_actions = keys.add_subparsers(dest="action", title="actions", metavar="ACTION")
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
     rotate = key_actions.add_parser("rotate", help="create a fresh key, check it, use it, revoke the bot's previous one")
-    rotate.add_argument("--expires-in-days", type=int, default=90, metavar="N", help="lifetime of the new key (default 90; 0: none)")
+    rotate.add_argument("--expires-in-days", type=_days, default=90, metavar="N", help="lifetime of the new key (default 90; 0: none)")
     args = parser.parse_args(argv)
+    if args.command == "keys" and args.action is None:
+        keys.error("say what to do with the keys: `keys list` shows them, `keys rotate` gives the bot a fresh one")
     if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
         digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
     # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
@@ -56,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
-    # the shell is a conversation: its log lines would break in, unless the operator asked for them
-    quiet = args.command == "shell" and "log_level" not in settings.model_fields_set
+    # a command an operator reads (the shell, check, digest, keys) answers on its own: its log lines
+    # would break into it, so only warnings are written (to stderr) unless LOG_LEVEL says otherwise
+    quiet = args.command not in (None, "serve") and "log_level" not in settings.model_fields_set
     logs.configure("WARNING" if quiet else settings.log_level)
     from redis.exceptions import RedisError
 
@@ -72,6 +85,17 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
+
+
+def _days(value: str) -> int:
+    """A key's lifetime: a whole number of days, 0 for none (the service refuses other values)."""
+    try:
+        days = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days") from None
+    if not 0 <= days <= 3650:
+        raise argparse.ArgumentTypeError(f"{days} days: give 0 (no expiry) to 3650")
+    return days
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

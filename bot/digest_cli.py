@@ -13,7 +13,9 @@ from zoneinfo import ZoneInfo
 from babel.dates import format_date, format_time
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot import advice
 from bot.config import Settings
 from bot.redis_server import open_redis
 from bot.tables import clean, print_table
@@ -55,6 +57,11 @@ async def run_digest_command(
                 except DigestNotPosted as error:
                     print(f"roombot: {clean(error)}", file=sys.stderr)
                     return 1
+                except Exception as error:  # Slack gone or refusing: one line, naming what to check
+                    if not _from_slack(error):
+                        raise
+                    print(f"roombot: digest of {day} not posted: {advice.slack(error, settings)}", file=sys.stderr)
+                    return 1
     if dry_run:
         _print_table(settings.default_language, day, digest, settings.zone)
         if summary:
@@ -62,6 +69,14 @@ async def run_digest_command(
     else:
         print(f"digest of {day}: {outcome}")
     return 0
+
+
+def _from_slack(error: Exception) -> bool:
+    """What posting meets when Slack cannot be reached or refuses the token (aiohttp is loaded
+    only by a real run: a dry run stays quick)."""
+    import aiohttp
+
+    return isinstance(error, (OSError, TimeoutError, aiohttp.ClientError, SlackApiError, SlackClientError))
 
 
 @contextlib.contextmanager

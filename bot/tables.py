@@ -1,8 +1,10 @@
 """Tables the command line prints (`keys list`, `digest --dry-run`), whole wherever they go.
 
-On a terminal they are drawn to its width and a long cell wraps onto more lines; anywhere else
-(a pipe, a file, a cron mail, a container's log) they are plain tab-separated rows that nothing
-cuts or wraps, so a secret's masked form or a démarche's title reads whole and `cut -f` works.
+On a terminal wide enough they are drawn as a table; on a narrower one each row is a block of
+`name: value` lines, so that no cell is ever broken across the columns (`1234/5`, `Aide/s/aux`);
+anywhere else (a pipe, a file, a cron mail, a container's log) they are plain tab-separated rows
+that nothing cuts or wraps, so a secret's masked form or a démarche's title reads whole and
+`cut -f` works.
 Cells may hold text from a service: it is shown as text, never read as markup, and control
 characters (an escape sequence in a title) are dropped.
 """
@@ -36,12 +38,20 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
         lines += ["\t".join(clean(cell) for cell in row) for row in rows]
         out.write("\n".join([*lines, *(clean(note) for note in notes)]) + "\n")
         return
-    table = Table(title=Text(clean(title)))
-    for index, name in enumerate(header):
-        table.add_column(Text(clean(name)), justify="right" if index in right else "left", overflow="fold")
-    for row in rows:
-        table.add_row(*(Text(clean(cell)) for cell in row))
     console = Console(file=out)
-    console.print(table)
+    widest = [max(len(clean(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    if sum(widest) + 3 * len(widest) + 1 > console.width:  # a table would break cells: one block a row
+        console.print(Text(clean(title)), soft_wrap=True)
+        for row in rows:
+            console.print()
+            for name, cell in zip(header, row, strict=True):
+                console.print(Text(f"{clean(name)}: {clean(cell)}"), soft_wrap=True)
+    else:
+        table = Table(title=Text(clean(title)))
+        for index, name in enumerate(header):
+            table.add_column(Text(clean(name)), justify="right" if index in right else "left", no_wrap=True)
+        for row in rows:
+            table.add_row(*(Text(clean(cell)) for cell in row))
+        console.print(table)
     for note in notes:
-        console.print(Text(clean(note)))
+        console.print(Text(clean(note)), soft_wrap=True)

@@ -384,7 +384,7 @@ def test_a_piped_dry_run_prints_whole_rows_and_the_failures_below(tmp_path, ds: 
     assert lines[4] == "n° 102: there is no démarche with this number"  # below the table, in words
 
 
-def test_a_table_on_a_terminal_wraps_rather_than_cuts(monkeypatch):
+def test_a_table_on_a_narrow_terminal_breaks_no_cell(monkeypatch):
     import io
 
     from bot.tables import print_table
@@ -393,14 +393,17 @@ def test_a_table_on_a_terminal_wraps_rather_than_cuts(monkeypatch):
         def isatty(self) -> bool:
             return True
 
-    monkeypatch.setenv("COLUMNS", "40")
-    out = Terminal()
     long = "Demande de subvention pour les associations sportives"
-    print_table("Dossiers", ["no.", "procedure"], [[101, long], [102, "[bold]x[/bold]"]], out=out)
-    drawn = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # as the terminal shows it, without its styles
-    assert max(len(line) for line in drawn.splitlines()) <= 40
-    assert "".join(ch for ch in drawn if ch.isalnum()).count("".join(ch for ch in long if ch.isalnum())) == 1
-    assert "[bold]x[/bold]" in drawn  # shown as it came, not read as markup
+    rows = [[101, long, "1234"], [102, "[bold]x[/bold]", "7"]]
+    for width, kind in (("200", "table"), ("40", "blocks")):
+        monkeypatch.setenv("COLUMNS", width)
+        out = Terminal()
+        print_table("Dossiers", ["no.", "procedure", "total"], rows, out=out)
+        drawn = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # as the terminal shows it, without its styles
+        assert long in drawn and "1234" in drawn, kind  # every cell whole on one line, never `1234/5`
+        assert "[bold]x[/bold]" in drawn  # shown as it came, not read as markup
+        if kind == "blocks":
+            assert "procedure: " + long in drawn and "total: 1234" in drawn
 
 
 def test_a_dry_run_within_the_run_window_says_it_reused_counts_and_fresh_counts_again(tmp_path, ds: FakeDS):
