@@ -95,7 +95,12 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
 
 def inference(error: inference_errors.InferenceError, settings: Settings) -> str:
     url = str(settings.albert_api_url)
+    if url.rstrip("/").endswith("/v1"):  # the OpenAI SDK's habit: the bot adds /v1/… itself
+        return (f"ALBERT_API_URL ends in /v1 ({url}): drop it, the bot adds /v1/… to each route itself "
+                f"(ALBERT_API_URL={url.rstrip('/').removesuffix('/v1')})")
     match error:
+        case inference_errors.Redirected(location=location):
+            return f"ALBERT_API_URL is redirected ({error.detail.split(' ')[0]}) to {location}: set ALBERT_API_URL to that address"
         case inference_errors.InferenceUnreachable():
             return f"cannot reach the inference service at {url}: check ALBERT_API_URL and the network"
         case inference_errors.ModelUnreachable():

@@ -33,7 +33,7 @@ from bot.wiring import dossier_service, room_service
 from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
-from clients.inference.errors import InferenceError
+from clients.inference.errors import InferenceError, KeyRejected
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import SCOPES as ROOM_SCOPES
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
@@ -172,11 +172,11 @@ async def _installations(settings: Settings, redis: aioredis.Redis) -> list[Resu
     results = [Result("Slack", True, f"OAuth installs of app {settings.slack_client_id}: {len(installations)} installation(s)"
                                      + ("" if installations else "; install it from /slack/install"), warning=not installations)]
     for installation in installations:
-        results.append(await _installed(client, installation))
+        results.append(await _installed(client, installation, settings))
     return results
 
 
-async def _installed(client: AsyncWebClient, installation: Installation) -> Result:
+async def _installed(client: AsyncWebClient, installation: Installation, settings: Settings) -> Result:
     org = bool(installation.is_enterprise_install)
     place = f"organisation {installation.enterprise_id}" if org else f"workspace {installation.team_id}"
     part = f"Slack {place} ({clean(installation.enterprise_name if org else installation.team_name or '')})"
@@ -187,7 +187,7 @@ async def _installed(client: AsyncWebClient, installation: Installation) -> Resu
         return Result(part, False, f"its token is refused ({code}): someone there removed the app; it can be installed "
                                    "again from /slack/install")
     except Exception as error:
-        return Result(part, False, f"could not be checked: {type(error).__name__}")
+        return Result(part, False, f"could not be checked: {advice.slack(error, settings)}")
     granted = {s.strip() for s in str(answer.headers.get("x-oauth-scopes", "")).split(",") if s.strip()}
     missing = sorted(REQUIRED_SCOPES - granted)
     if missing:
@@ -235,6 +235,10 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
     half = settings.missing(*operators)
     if len(half) == 1:
         return Result("dossier service", False, f"the operator's digest is off: {_unset(settings, *half)}")
+    if settings.oauth and not half:  # posted with SLACK_BOT_TOKEN's workspace: with OAuth installs there is none
+        return Result("dossier service", False, "the operator's digest (DIGEST_CHANNEL, DIGEST_DEMARCHES) is never posted with "
+                      "OAuth installs: it belongs to no workspace. Unset DIGEST_CHANNEL and DIGEST_DEMARCHES, and have the "
+                      "channel subscribe with /digest subscribe (its workspace in DS_API_TOKEN_TEAMS)")
     numbers = set(settings.digest_demarches)
     for subscription in await Subscriptions(redis).all():
         numbers |= set(subscription.demarches)
@@ -271,16 +275,28 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
 
 async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:
     async with inference(settings, redis) as ai:
+        active = await ai.keys.active()
+        tried = f"the bot's key {active.name}" if active is not None else "ALBERT_API_KEY"
         try:
             models = await ai.service.models()
             if not any(settings.albert_model in model.names for model in models):
                 listed = ", ".join(name for model in models[:8] for name in model.names[:2])
                 return Result("inference service", False, f"no model {settings.albert_model!r} (it has {listed}): set ALBERT_MODEL")
             await ai.service.complete([{"role": "user", "content": "ok"}], max_tokens=1)
+            await ai.service.list_keys(limit=1)  # the master key chats, but owns no keys: the bot could never rotate
+        except KeyRejected as error:
+            if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
+                return Result("inference service", False, f"the inference service refuses {tried} and ALBERT_API_KEY alike: "
+                                                          "the account itself is refused (expired or disabled): ask the "
+                                                          "gateway's administrators; no key of the bot's can fix it")
+            return Result("inference service", False, advice.inference(error, settings))
         except InferenceError as error:
             return Result("inference service", False, advice.inference(error, settings))
-        active = await ai.keys.active()
+        if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
+            return Result("inference service", True, f"{tried} works, but ALBERT_API_KEY itself is refused (revoked or "
+                                                     "expired): the bot has no fallback should its key be refused; set "
+                                                     "ALBERT_API_KEY to a working key of the account", warning=True)
         if active is not None and active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
             return Result("inference service", True, f"the bot's key {active.name} expires within {WARN_DAYS} days: "
                                                      "run `python -m bot keys rotate`", warning=True)
-    return Result("inference service", True, f"key accepted, model {settings.albert_model} answers")
+    return Result("inference service", True, f"{tried} accepted, model {settings.albert_model} answers")

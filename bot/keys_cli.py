@@ -51,15 +51,19 @@ def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str)
     """Which key the bot uses; the bootstrap key is a fallback only while the bot's own key exists."""
     if all(str(key.id) != str(active_id) for key in keys):
         active_id = None  # the rotated key the bot remembers is gone from the service (revoked, or expired)
-    rows = []
+    rows, listed = [], False
     for key in keys:
         shown = key.secret.get_secret_value() if key.secret else ""
         head, _, tail = shown.partition("...")  # the service masks lists as first 8 … last 8
         role = "active (rotated)" if str(key.id) == str(active_id) else ""
         if bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail):
             role = "bootstrap (ALBERT_API_KEY)" + (", fallback" if active_id is not None else ", active")
+            listed = True
         rows.append([key.id, key.name, mask(shown), _date(key.expires) or "never", _date(key.created) or "", role])
-    print_table("inference API keys", ["id", "name", "secret", "expires", "created", "used by the bot"], rows)
+    notes = [] if listed or not bootstrap or active_id is None else [
+        "⚠ ALBERT_API_KEY is not among the account's keys (revoked or expired): the bot has no fallback should its own "
+        "key be refused; set ALBERT_API_KEY to a working key of the account"]
+    print_table("inference API keys", ["id", "name", "secret", "expires", "created", "used by the bot"], rows, notes=notes)
 
 
 def _date(stamp: int | None) -> str | None:

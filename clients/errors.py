@@ -27,6 +27,27 @@ class ServiceError(Exception):
         self.detail = detail
 
 
+def network_words(error: BaseException) -> str:
+    """What went wrong on the way to a service, in words (never an exception's class name, which
+    operators and people would otherwise read in a message)."""
+    match error:
+        case httpx.ConnectTimeout():
+            return "no connection in time"
+        case httpx.ConnectError():
+            return "the connection was refused or the address not found"
+        case httpx.ReadTimeout() | httpx.WriteTimeout():
+            return "no answer in time"
+        case httpx.PoolTimeout():
+            return "too many requests in flight"
+        case httpx.RemoteProtocolError():
+            return "the connection was closed before the answer ended"
+        case httpx.ReadError() | httpx.WriteError():
+            return "the connection was cut"
+        case httpx.TimeoutException():
+            return "no answer in time"
+    return "a network error"
+
+
 class UnreadableBody(ValueError):
     """A body that is not JSON, not UTF-8, or nested deeper than a parser can follow."""
 

@@ -24,7 +24,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from clients import tls
 from clients.dossiers import errors
 from clients.dossiers.rate_limit import RateLimiter
-from clients.errors import UnreadableBody, describe_error, read_json
+from clients.errors import UnreadableBody, describe_error, network_words, read_json
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 
@@ -345,9 +345,9 @@ class DossierService:
         try:
             response = await policy.send(SERVICE, attempt, idempotent=idempotent)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            raise errors.DossierServiceUnreachable(type(error).__name__) from None
+            raise errors.DossierServiceUnreachable(network_words(error)) from None
         except httpx.TransportError as error:
-            raise errors.DossierServiceUnavailable(type(error).__name__) from None
+            raise errors.DossierServiceUnavailable(network_words(error)) from None
         status = response.status_code
         if response.is_redirect:
             raise errors.Redirected(f"{status} to {response.headers.get('location')!r}; check DS_API_URL")

@@ -39,6 +39,14 @@ class NotAUserKey(InferenceRefused):
     may chat but owns no keys; the key routes need a user's key."""
 
 
+class Redirected(InferenceError):
+    """3xx: ALBERT_API_URL is an old or wrong address; `location` is where the service points."""
+
+    def __init__(self, detail: str = "", location: str = "") -> None:
+        super().__init__(detail)
+        self.location = location
+
+
 class InferenceUnavailable(InferenceError):
     """5xx, timeouts, cut streams or rate limits that outlasted the retry budget."""
 

@@ -52,6 +52,10 @@ class KeyStore:
         self._box = box or SecretBox()
         self.probe: KeyProbe | None = None  # set by whoever holds the service (it is built with this store)
 
+    async def probe_bootstrap(self) -> bool:
+        """Whether the service still accepts `ALBERT_API_KEY` (the bot's fallback)."""
+        return self.bootstrap is not None and self.probe is not None and await self.probe(self.bootstrap)
+
     async def active(self) -> ActiveKey | None:
         try:
             raw = as_text(await self._redis.get(ACTIVE))

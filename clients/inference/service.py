@@ -25,7 +25,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from clients import tls
-from clients.errors import UnreadableBody, describe_error, read_json
+from clients.errors import UnreadableBody, describe_error, network_words, read_json
 from clients.inference.errors import (
     InferenceError,
     InferenceRefused,
@@ -38,6 +38,7 @@ from clients.inference.errors import (
     NotAUserKey,
     QuotaExhausted,
     RateLimited,
+    Redirected,
 )
 from clients.retry import RetryPolicy, daily_quota_exhausted
 
@@ -250,9 +251,9 @@ class InferenceService:
         try:
             return await self._policy.send(SERVICE, lambda: attempt(headers), idempotent=idempotent)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            raise InferenceUnreachable(f"{self._base}: {type(error).__name__}") from None
+            raise InferenceUnreachable(f"{self._base}: {network_words(error)}") from None
         except httpx.TransportError as error:
-            raise InferenceUnavailable(str(error) or type(error).__name__) from None
+            raise InferenceUnavailable(str(error) or network_words(error)) from None
 
 
 def _reason(line: str) -> str:
@@ -296,7 +297,7 @@ async def _read_stream(response: httpx.Response) -> list[str]:
     except (httpx.RemoteProtocolError, httpx.ReadError, ValueError, RecursionError) as error:
         if isinstance(error, StreamInterrupted):
             raise
-        raise StreamInterrupted(f"stream dropped: {type(error).__name__}") from None
+        raise StreamInterrupted(f"the answer's stream stopped: {network_words(error)}") from None
     if not (finished and done):
         raise StreamInterrupted("stream ended without finish_reason and [DONE]")
     return pieces
@@ -304,6 +305,9 @@ async def _read_stream(response: httpx.Response) -> list[str]:
 
 def _raise_for(response: httpx.Response) -> None:
     status = response.status_code
+    if response.is_redirect:  # redirects are not followed: a followed POST turns into a GET elsewhere
+        location = response.headers.get("location", "")
+        raise Redirected(f"{status} to {location!r}", location)
     if status < 400:
         return
     detail = describe_error(response)
@@ -349,5 +353,5 @@ def _listed(body: Any) -> list[Any]:
 def _key(body: Any) -> ApiKey:
     try:
         return ApiKey.read(body)
-    except (KeyError, TypeError, ValidationError) as error:
-        raise InferenceUnavailable(f"unreadable key ({type(error).__name__})") from None
+    except (KeyError, TypeError, ValidationError):
+        raise InferenceUnavailable("a key the bot cannot read, from the inference service") from None

@@ -15,7 +15,7 @@ import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from clients.aiohttp_transport import AiohttpTransport
-from clients.errors import UnreadableBody, describe_error, field_errors, read_json
+from clients.errors import UnreadableBody, describe_error, field_errors, network_words, read_json
 from clients.retry import RetryPolicy
 from clients.rooms import errors
 from clients.rooms.models import AccessLevel, Room, RoomPage, TokenGrant, is_room_id
@@ -133,11 +133,11 @@ class RoomService:
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            raise errors.ServiceUnreachable(f"{method} {path}: {type(error).__name__}") from None
+            raise errors.ServiceUnreachable(f"{method} {path}: {network_words(error)}") from None
         except httpx.TimeoutException as error:
-            raise errors.ServiceTimeout(f"{method} {path}: {type(error).__name__}") from None
+            raise errors.ServiceTimeout(f"{method} {path}: {network_words(error)}") from None
         except httpx.TransportError as error:
-            raise errors.ServiceUnavailable(f"{method} {path}: {type(error).__name__}") from None
+            raise errors.ServiceUnavailable(f"{method} {path}: {network_words(error)}") from None
         if response.is_redirect:
             location = response.headers.get("location", "")
             raise errors.Redirected(f"{method} {path} answered {response.status_code} to {location!r}", location)
@@ -201,9 +201,14 @@ def _is_json(response: httpx.Response) -> bool:
 M = TypeVar("M", bound=BaseModel)
 
 
+#: what each answer is, in words, for a message about one the bot could not read
+READ_AS = {"TokenGrant": "token", "RoomPage": "list of rooms", "Room": "room"}
+
+
 def _parse(model: type[M], response: httpx.Response) -> M:
     try:
         return model.model_validate_json(response.content)
     except ValidationError as error:
-        log.warning("room service sent an unreadable %s: %s", model.__name__, error.errors(include_input=False)[:3])
-        raise errors.ServiceUnavailable(f"unreadable {model.__name__} from the room service") from None
+        what = READ_AS.get(model.__name__, "answer")
+        log.warning("room service sent a %s the bot cannot read: %s", what, error.errors(include_input=False)[:3])
+        raise errors.ServiceUnavailable(f"a {what} the bot cannot read, from the room service") from None

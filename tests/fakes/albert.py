@@ -45,6 +45,7 @@ class FakeAlbert:
     models: dict[str, list[str]] = field(default_factory=lambda: {MODEL: ["openweight-small"], "albert-large": []})
     unlimited_models: set[str] = field(default_factory=set)  # listed, but the keys' role has no limit for them
     account_expired: bool = False  # the account behind the keys expired: every key of it is refused
+    moved_to: str | None = None  # the gateway moved: every request is answered 301 to this address
     url: str = ""
     _next_id: int = 1
 
@@ -73,6 +74,8 @@ class FakeAlbert:
         header = request.headers.get("authorization", "")
         secret = header.removeprefix("Bearer ") if header.startswith("Bearer ") else ""
         self.calls.append((request.method, path, secret))
+        if self.moved_to is not None:
+            return Response(status_code=301, headers={"location": self.moved_to + path})
         if not secret:
             return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
         if secret == MASTER:

@@ -239,3 +239,47 @@ def test_a_services_words_reach_the_terminal_without_control_characters(configur
     code, lines = check(capsys)
     line = part(lines, "room service")
     assert code == 1 and "bad ]0;pwned[2J gateway)" in line and "\x1b" not in line and "\x07" not in line
+
+
+def test_check_is_not_fooled_about_the_inference_key(configured, capsys, monkeypatch, albert: FakeAlbert, tmp_path) -> None:
+    from tests.fakes.albert import MASTER
+
+    monkeypatch.setenv("ALBERT_API_KEY", MASTER)  # it chats, but owns no key: the bot could never rotate
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("✗") and "master key" in line and "ALBERT_API_KEY" in line
+
+    monkeypatch.setenv("ALBERT_API_KEY", BOOTSTRAP)
+    assert main(["keys", "rotate"]) == 0  # the bot's own key now
+    capsys.readouterr()
+    albert.keys[1]["revoked"] = True  # ALBERT_API_KEY revoked on the service meanwhile
+    code, lines = check(capsys)
+    line = part(lines, "inference service")
+    assert code == 0 and line.startswith("⚠") and "the bot's key roombot-" in line and "ALBERT_API_KEY itself is refused" in line
+    assert main(["keys", "list"]) == 0
+    assert "ALBERT_API_KEY is not among the account's keys" in capsys.readouterr().out
+
+    albert.account_expired = True  # every key of the account: no rotation helps
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("✗") and "the account itself is refused" in line and "rotate" not in line
+
+
+def test_check_names_a_v1_suffix_and_a_moved_gateway(configured, capsys, monkeypatch, albert: FakeAlbert) -> None:
+    monkeypatch.setenv("ALBERT_API_URL", albert.url + "/v1")
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("✗") and "ends in /v1" in line and f"ALBERT_API_URL={albert.url}" in line
+    monkeypatch.setenv("ALBERT_API_URL", albert.url)
+    albert.moved_to = "https://albert.example.gouv.fr"
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("✗") and "is redirected (301) to https://albert.example.gouv.fr/v1/models" in line
+
+
+def test_the_operators_digest_with_oauth_installs_is_a_failure(configured, capsys, monkeypatch) -> None:
+    from cryptography.fernet import Fernet
+
+    monkeypatch.delenv("SLACK_BOT_TOKEN")
+    oauth = {"SLACK_CLIENT_ID": "1111.2222", "SLACK_CLIENT_SECRET": "s", "TOKEN_ENCRYPTION_KEY": Fernet.generate_key().decode()}
+    for name, value in oauth.items():
+        monkeypatch.setenv(name, value)
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and line.startswith("✗") and "never posted with OAuth installs" in line and "/digest subscribe" in line
