@@ -7,6 +7,7 @@ words, the stack) go to the log under a short reference the person can quote.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -18,6 +19,9 @@ from handlers.i18n import Mrkdwn, quoted, text
 from handlers.profiles import ProfileProblem
 
 log = logging.getLogger(__name__)
+
+#: the service's own id of a room (a UUID), which a person never sees nor types
+_INTERNAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 
 COMMANDS = Counter(
     "roombot_commands_total",
@@ -62,6 +66,8 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
             return say("user_error", "error.not_your_room")
         case errors.PageNotFound(page=page):
             return say("user_error", "error.page_not_found", page=page)
+        case errors.RoomNotFound(ref=ref) if _INTERNAL_ID.fullmatch(ref or ""):  # a button's: the person never typed it
+            return say("user_error", "error.room_gone")
         case errors.RoomNotFound(ref=ref):
             return say("user_error", "error.room_not_found", ref=quoted(ref))
         case errors.AccountDisabled():

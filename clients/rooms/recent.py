@@ -11,7 +11,7 @@ from redis.exceptions import RedisError
 
 from clients.redis_keys import email_digest, key
 from clients.rooms.models import Room
-from clients.storage import degraded
+from clients.storage import as_text, degraded
 
 KEEP = 5
 TTL = 30 * 24 * 3600
@@ -41,6 +41,15 @@ class RecentRooms:
             degraded("recent rooms", error)
             return []
         return [Room.model_validate_json(item) for item in raw]
+
+    async def forget(self, email: str, room_id: str) -> None:
+        """A room the service no longer has."""
+        try:
+            for raw in await self._redis.lrange(self._key(email), 0, KEEP - 1):
+                if Room.model_validate_json(raw).id == room_id:
+                    await self._redis.lrem(self._key(email), 0, str(as_text(raw)))
+        except RedisError as error:
+            degraded("recent rooms", error)
 
     def _key(self, email: str) -> str:
         return key("recent", self._application, email_digest(email))

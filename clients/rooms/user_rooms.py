@@ -14,6 +14,7 @@ view needs: the rooms a person just listed are kept a few minutes to answer thei
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ from clients.rooms.errors import (
     NotYourRoom,
     PublicRoomsDisabled,
     RoomNotFound,
+    RoomServiceError,
     ScopeMissing,
     TokenRejected,
 )
@@ -52,6 +54,9 @@ LISTED_TTL = 600
 #: a list without end (or a person with more rooms) answers "not found" rather than never.
 LOOKUP_PAGES = 50
 LOOKUP_SECONDS = 10.0
+
+
+Rooms = list[Room]  # named here: inside the class, `list` is the method below
 
 
 class UserRooms:
@@ -89,6 +94,28 @@ class UserRooms:
         for room in rooms.results:
             await self._listed.put(room.model_dump(mode="json"), self._application, email_digest(email), room.id)
         return rooms
+
+    async def latest(self, email: str, listed: RoomPage) -> Rooms:
+        """The rooms the bot made for the person lately, as the service has them now: from the page
+        just listed when they are on it, else read again; one the service no longer has is
+        forgotten. Where the service will not show a room (no `rooms:retrieve`, or it is down), the
+        copy the bot kept is shown."""
+        kept = await self.recent.list(email)
+        on_page = {room.id: room for room in listed.results}
+
+        async def fresh(room: Room) -> Room | None:
+            if room.id in on_page:
+                return on_page[room.id]
+            try:
+                return await self._as(email, "rooms:retrieve", lambda token: self._service.get_room(token, room.id))
+            except RoomNotFound:
+                await self.recent.forget(email, room.id)
+                return None
+            except RoomServiceError:
+                return room
+
+        found = await asyncio.gather(*(fresh(room) for room in kept))
+        return [room for room in found if room is not None]
 
     async def create(
         self, email: str, access_level: AccessLevel | None = None, configuration: dict[str, Any] | None = None

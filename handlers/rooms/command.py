@@ -147,7 +147,8 @@ async def answer(services: Services, request: List | Show | Help, email: str, la
     match request:
         case List(page=page):
             rooms = await services.rooms.list(email, page)
-            return room_list_message(lang, rooms, page, site, await services.rooms.recent.list(email) if page == 1 else [])
+            latest = await services.rooms.latest(email, rooms)  # shown first on page 1, and on no page again
+            return room_list_message(lang, rooms, page, site, latest)
         case Show(room_id=str(room_id)):
             return room_message(lang, await services.rooms.get(email, room_id), site, created=False)
         case Show(slug=str(slug)):

@@ -85,29 +85,21 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
 def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: list[Room] | None = None) -> Message:
     """A page of the person's rooms. The service keeps rooms in the order of their random names, so
     a room made a minute ago is seldom on page 1: the first page starts with the rooms the bot made
-    for the person lately (`recent`), and says in what order the rest comes."""
+    for the person lately (`recent`, as the service has them now), which no page shows again, and
+    says in what order the rest comes. The count is the service's: each room once in all pages."""
     title = text(lang, "list.title")
     latest = recent or []
     if (rooms.count == 0 or not rooms.results) and not latest:
         return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=mrkdwn(text(lang, "list.empty")))])
     size = rooms.page_size()
-    first = (page - 1) * size + 1
-    summary = text(
-        lang,
-        "list.summary",
-        first=first,
-        last=first + len(rooms.results) - 1,
-        count=rooms.count,
-        page=page,
-        pages=max(page, math.ceil(rooms.count / size)),
-    )
+    summary = text(lang, "list.summary", count=rooms.count, page=page, pages=max(page, math.ceil(rooms.count / size)))
     blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[mrkdwn(summary)])]
     shown = {room.id for room in latest}
-    entries = latest + [room for room in rooms.results if room.id not in shown]
+    entries = (latest if page == 1 else []) + [room for room in rooms.results if room.id not in shown]
     for room in entries[: MAX_BLOCKS - 4]:
         details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
         blocks.append(room_entry(lang, room, site, details))
-    if latest:
+    if latest and page == 1:
         blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "list.order", latest=len(latest)))]))
     paging = []
     if page > 1:

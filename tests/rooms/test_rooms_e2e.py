@@ -59,7 +59,7 @@ async def test_list_shows_total_real_page_size_and_paging_buttons(bot, meet: Fak
         meet.add_room(alice, slug=f"room-{index:02d}-aaa")
     first = await bot.reply("list")
     words = text_of(first)
-    assert "Rooms 1–20 of 26 · page 1 of 2" in words
+    assert "26 rooms · page 1 of 2" in words
     assert "room-00-aaa" in words and "room-19-aaa" in words and "room-20-aaa" not in words
     paging = [e for b in first["blocks"] if b["type"] == "actions" for e in b["elements"]]
     assert [(e["action_id"], e["value"]) for e in paging] == [("room_list_page_next", "2")]
@@ -67,7 +67,7 @@ async def test_list_shows_total_real_page_size_and_paging_buttons(bot, meet: Fak
     await bot.click("room_list_page_next", "2")
     second = (await bot.slack.wait_responses(2))[1]
     assert second["replace_original"] is True
-    assert "Rooms 21–26 of 26 · page 2 of 2" in text_of(second)
+    assert "26 rooms · page 2 of 2" in text_of(second)
     paging = [e for b in second["blocks"] if b["type"] == "actions" for e in b["elements"]]
     assert [(e["action_id"], e["value"]) for e in paging] == [("room_list_page_previous", "1")]
 
@@ -162,3 +162,28 @@ async def test_replies_and_web_api_calls_share_kept_alive_connections_to_slack(b
     await bot.reply("new")  # users.info, then the reply
     assert len(slack.responses) == 11
     assert len(slack.connections) <= 2, slack.connections
+
+
+async def test_rooms_made_lately_are_shown_once_and_as_the_service_has_them(bot, meet: FakeMeet, alice):
+    for index in range(28):
+        meet.add_room(alice, slug=f"aaa-{index:02d}-aaa")  # they come first in the service's order
+    made = [await bot.reply("new") for _ in range(3)]
+    assert all("Your video room is ready" in text_of(reply) for reply in made)  # their random names: page 2
+
+    def listed(reply: dict) -> list[str]:
+        return [b["text"]["text"] for b in reply["blocks"] if b.get("type") == "section" and b.get("accessory")]
+
+    first = await bot.reply("list")
+    second = await bot.click_reply("room_list_page_next", "2")
+    shown = listed(first) + listed(second)
+    assert len(shown) == len(set(shown)) == 31  # each room once across the pages
+    assert "31 rooms · page 1 of 2" in text_of(first) and "31 rooms · page 2 of 2" in text_of(second)
+
+    new = [room for room in meet.rooms.values() if not room["slug"].startswith("aaa-")]
+    new[0]["access_level"] = "public"  # changed on the service
+    del meet.rooms[new[1]["id"]]  # deleted on the service
+    again = text_of(await bot.reply("list"))
+    assert f"{new[0]['slug']}|{new[0]['slug']}>* · public" in again
+    assert new[1]["slug"] not in again and "30 rooms" in again
+    gone = text_of(await bot.click_reply("room_show", new[1]["id"]))  # an old list's Details button
+    assert "no longer on the room service" in gone and new[1]["id"] not in gone
