@@ -34,8 +34,10 @@ from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError, KeyRejected
+from clients.redis_keys import application_tag
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import SCOPES as ROOM_SCOPES
+from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
 log = logging.getLogger(__name__)
@@ -61,7 +63,7 @@ async def run_checks(settings: Settings, redis: aioredis.Redis, *, as_email: str
     checks: list[tuple[str, Check]] = [
         ("Redis", lambda: _redis(redis, settings)),
         ("Slack", (lambda: _installations(settings, redis)) if settings.oauth else (lambda: _slack(settings))),
-        ("room service", lambda: _rooms(settings, as_email)),
+        ("room service", lambda: _rooms(settings, as_email, redis)),
     ]
     if settings.ds_api_token or settings.digest_channel or settings.digest_demarches:
         checks.append(("dossier service", lambda: _dossiers(settings, redis)))
@@ -195,7 +197,7 @@ async def _installed(client: AsyncWebClient, installation: Installation, setting
     return Result(part, True, f"bot {answer.get('user')}, every scope granted")
 
 
-async def _rooms(settings: Settings, as_email: str | None) -> Result:
+async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis) -> Result:
     needed = ("meet_api_url", "meet_client_id", "meet_client_secret")
     if settings.missing(*needed):
         return Result("room service", False, _unset(settings, *needed))
@@ -218,6 +220,9 @@ async def _rooms(settings: Settings, as_email: str | None) -> Result:
         return Result("room service", False, advice.rooms(error, settings, as_email))
     finally:
         await rooms.aclose()
+    # the rooms' links say where people sign in (the web app, usually not the API's host): learnt now,
+    # the first person the bot sends to sign in gets the right address
+    await RoomSite(redis, application_tag(settings.meet_client_id or ""), "").learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
     if grant.expires_in < MIN_CACHED_LIFETIME:
         return Result("room service", True, f"{found}; but tokens last {grant.expires_in} s: below "

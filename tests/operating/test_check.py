@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -283,3 +284,14 @@ def test_the_operators_digest_with_oauth_installs_is_a_failure(configured, capsy
     code, lines = check(capsys)
     line = part(lines, "dossier service")
     assert code == 1 and line.startswith("✗") and "never posted with OAuth installs" in line and "/digest subscribe" in line
+
+
+async def test_check_as_a_person_learns_where_people_sign_in(configured, capsys, meet: FakeMeet, redis) -> None:
+    from clients.redis_keys import application_tag
+    from clients.rooms.site import RoomSite
+
+    meet.add_room("alice@example.gouv.fr")  # its link is on the web app's host, not the API's
+    code, _ = await asyncio.to_thread(check, capsys, "--as", "alice@example.gouv.fr")
+    assert code == 0
+    site = RoomSite(redis, application_tag(meet.app_config.client_id), "http://the-api-origin")
+    assert await site.origin() == "https://visio.example.gouv.fr"  # before any room link reached Slack
