@@ -20,6 +20,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 import uvicorn
 from pydantic import SecretStr
@@ -200,8 +201,8 @@ class Shell:
             key = {"users_select": "selected_user", "conversations_select": "selected_conversation"}.get(kind, "selected_channel")
             return {"type": kind, key: found}
         if kind == "datetimepicker":
-            try:
-                when = dt.datetime.strptime(line, "%Y-%m-%d %H:%M").astimezone()
+            try:  # in the person's own zone, as Slack's picker reads it
+                when = dt.datetime.strptime(line, "%Y-%m-%d %H:%M").replace(tzinfo=ZoneInfo(self._me.tz))
             except ValueError:
                 return None
             return {"type": kind, "selected_date_time": int(when.timestamp())}
@@ -227,7 +228,7 @@ async def run_shell(settings: Settings, *, email: str, lang: str) -> int:
     stdin, stdout = sys.stdin, sys.stdout  # looked up now: a test (or a pipe) may have replaced them
     assert lang in LANGUAGES
     name = email.split("@")[0] or "you"
-    directory = Directory(Person(person_id(email, lang), name, email, slack_locale(lang)))
+    directory = Directory(Person(person_id(email, lang), name, email, slack_locale(lang), settings.digest_timezone))
     console = ConsoleSlack(directory, lang, stdout, styled=stdout.isatty())
     async with _served(console) as base:
         console.base = base

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import secrets
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 from urllib.parse import parse_qs
@@ -33,6 +34,11 @@ _CHANNEL = re.compile(r"(?<![\w<#&|])#([a-z0-9][\w-]*)")
 _ESCAPE = re.compile(r"<([^<>]+)>")
 _BOLD = re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])")
 _CODE = re.compile(r"`([^`\n]+)`")
+_ITALIC = re.compile(r"(?<![\w_])_([^_\n]+)_(?![\w_])")
+_EMOJI = re.compile(r":([a-z0-9_+-]+):")
+#: the emoji the bot's texts use, as a terminal can show them (another stays as typed)
+EMOJI = {"white_check_mark": "✅", "warning": "⚠️", "sparkles": "✨", "eyes": "👀", "bell": "🔔", "wrench": "🔧",
+         "calendar": "📅", "x": "❌", "hourglass_flowing_sand": "⏳"}
 
 
 def person_id(email: str, lang: str) -> str:
@@ -55,6 +61,7 @@ class Person:
     name: str
     email: str | None
     locale: str
+    tz: str = "Europe/Paris"  # the zone the bot reads this person's times in (their Slack profile's)
 
 
 @dataclass
@@ -127,7 +134,9 @@ def readable(mrkdwn: str, directory: Directory, *, styled: bool) -> str:
 
     shown = _ESCAPE.sub(unwrap, CONTROL.sub("", mrkdwn))  # a service's escape sequence must not reach the terminal
     shown = _BOLD.sub(lambda m: f"\033[1m{m.group(1)}\033[0m" if styled else m.group(1), shown)
+    shown = _ITALIC.sub(lambda m: f"\033[3m{m.group(1)}\033[0m" if styled else m.group(1), shown)
     shown = _CODE.sub(lambda m: m.group(1), shown)
+    shown = _EMOJI.sub(lambda m: EMOJI.get(m.group(1), m.group(0)), shown)
     return shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
@@ -156,6 +165,7 @@ class ConsoleSlack:
         self.controls: list[Control] = []
         self.modals: list[dict[str, Any]] = []  # views opened that ask for something
         self._views = 0
+        self.session = secrets.token_hex(4).upper()
         self._files: dict[str, dict[str, Any]] = {}
         self.base = ""
 
@@ -194,7 +204,8 @@ class ConsoleSlack:
                 return {"ok": False, "error": "user_not_found"}
             profile = {"real_name": person.name, "display_name": person.name} | ({"email": person.email} if person.email else {})
             return {"ok": True, "user": {"id": person.id, "team_id": TEAM, "name": person.name, "deleted": False,
-                                         "is_bot": False, "is_email_confirmed": True, "locale": person.locale, "profile": profile}}
+                                         "is_bot": False, "is_email_confirmed": True, "locale": person.locale, "tz": person.tz,
+                                         "profile": profile}}
         if method in ("chat.postMessage", "chat.postEphemeral"):
             where = str(args.get("channel", ""))
             self.show(directory.where(where, self.lang) + (text(self.lang, "shell.in_thread") if args.get("thread_ts") else ""), args)
@@ -234,7 +245,8 @@ class ConsoleSlack:
         view = args.get("view")
         view = json.loads(view) if isinstance(view, str) else dict(view or {})
         self._views += 1
-        view["id"] = str(args.get("view_id") or f"V0CONSOLE{self._views}")
+        # unique in each session: another shell on the same Redis must not take this window's submission for a repeat
+        view["id"] = str(args.get("view_id") or f"V0{self.session}{self._views}")
         if view.get("type") == "modal" and any(block.get("type") == "input" for block in view.get("blocks") or []):
             self.modals.append(view)  # the shell asks its fields one by one
         else:

@@ -154,3 +154,28 @@ def test_a_meeting_planned_from_the_console_shows_its_time_file_and_reminders(op
     assert "*Budget*" not in out and "Budget" in out and "2:30" in out
     assert "[calendar file: Budget" in out and "Slack will post in" in out
     assert "Upcoming" in out and room["url"] in out
+
+
+def test_emoji_and_italics_read_as_slack_shows_them():
+    names = Directory(Person("UC1", "alice", "alice@example.gouv.fr", "en-US"))
+    assert readable(":sparkles: _written by AI_ :white_check_mark: :unknown_one:", names, styled=False) == (
+        "✨ written by AI ✅ :unknown_one:")
+    assert readable("_x_", names, styled=True) == "\033[3mx\033[0m" and readable("snake_case_name", names, styled=False) == "snake_case_name"
+
+
+async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env, monkeypatch, capsys, meet: FakeMeet, redis):
+    import asyncio
+    import datetime as dt
+    import json
+    from zoneinfo import ZoneInfo
+
+    tomorrow = (dt.datetime.now(ZoneInfo("Europe/Paris")) + dt.timedelta(days=1)).date()
+    typed = f"home\n2\n1\n\n\n\n{tomorrow} 10:00\nBudget\n\n"  # More options…, trusted, …, a start at 10:00
+    for _ in range(2):  # a second session on the same Redis: its window is its own, not a repeat of the first's
+        await asyncio.to_thread(shell, monkeypatch, capsys, typed, "--lang", "en")
+    assert len(meet.rooms) == 2
+    from clients.redis_keys import key
+
+    starts = [json.loads(await redis.get(name))["starts_at"] for name in await redis.keys(key("meeting", "*"))]
+    expected = int(dt.datetime.combine(tomorrow, dt.time(10), ZoneInfo("Europe/Paris")).timestamp())
+    assert starts == [expected, expected]  # 10:00 in the person's zone, not the machine's
