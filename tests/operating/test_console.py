@@ -160,7 +160,8 @@ def test_emoji_and_italics_read_as_slack_shows_them():
     names = Directory(Person("UC1", "alice", "alice@example.gouv.fr", "en-US"))
     assert readable(":sparkles: _written by AI_ :white_check_mark: :unknown_one:", names, styled=False) == (
         "✨ written by AI ✅ :unknown_one:")
-    assert readable("_x_", names, styled=True) == "\033[3mx\033[0m" and readable("snake_case_name", names, styled=False) == "snake_case_name"
+    assert readable("_x_", names, styled=True) == "\033[3mx\033[0m"
+    assert readable("snake_case_name", names, styled=False) == "snake_case_name"
 
 
 async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env, monkeypatch, capsys, meet: FakeMeet, redis):
