@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from bench.rooms import World, fire, percentile, wait_for
-from tests.fakes.meet import FakeMeet
+from bot.demo.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 PEOPLE, BURST = 5, 300

@@ -17,7 +17,7 @@ import time
 
 from bench.load import generate
 from bench.rooms import SERVICE_DELAY, World
-from tests.fakes.meet import FakeMeet
+from bot.demo.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 RATES = (50, 100, 150, 200, 300, 400, 600, 800, 1000, 1300, 1600)

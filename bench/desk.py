@@ -19,14 +19,13 @@ from pathlib import Path
 
 from bench.rooms import percentile
 from bot.config import Settings
+from bot.demo.ds import SCHEMA, FakeDS, load_schema
+from bot.demo.loopback import LoopbackServer
+from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.watch import Watches
 from tests.conftest import Bot, bot_env, make_digest_job, start_bot
-from tests.fakes.ds import FakeDS, load_schema
-from tests.fakes.loopback import LoopbackServer
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
-from tests.processes import ROOT
 from tests.slack_requests import action_body, command_body
 
 LATENCY, LOOKUPS, DEMARCHES = 0.1, 40, 100
@@ -34,7 +33,7 @@ ALICE = "alice@example.gouv.fr"
 
 
 async def main() -> list[tuple[str, str, str]]:
-    ds = FakeDS(load_schema(ROOT / "tests" / "data" / "ds-schema.graphql"))
+    ds = FakeDS(load_schema(SCHEMA))
     meet, slack = FakeMeet(), FakeSlack()
     servers = [LoopbackServer(app).start() for app in (ds.asgi(), meet.asgi(), slack.asgi())]
     ds.url, meet.base, slack.base = f"{servers[0].url}/api/v2/graphql", servers[1].url, servers[2].url

@@ -29,13 +29,13 @@ from redis.typing import EncodableT, FieldT
 
 from bench.raw_walk import walk as bare_walk
 from bench.rooms import start
+from bot.demo.ds import TOKEN
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.records import decode
 from clients.dossiers.service import GET_DEMARCHE, DossierService
 from clients.redis_keys import key
-from tests.fakes.ds import TOKEN
 from tests.processes import ROOT, python_env
 
 WALK, SMALL, LARGE = 20_000, 10_000, 100_000

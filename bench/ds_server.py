@@ -16,9 +16,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.fakes.ds import STATES, FakeDS, load_schema
-
-SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ds-schema.graphql"
+from bot.demo.ds import SCHEMA, STATES, FakeDS, load_schema
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ from pydantic import SecretStr
 
 from bench.digest import paginate, raw_walk, timed
 from bench.rooms import start
+from bot.demo.ds import TOKEN
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Snapshot
@@ -35,7 +36,6 @@ from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from handlers.digest.chart import by_state, render
 from handlers.digest.messages import sparkline
-from tests.fakes.ds import TOKEN
 
 LIMIT = 400
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import httpx
 
 from bench.load import generate
+from bot.demo.loopback import LoopbackServer
+from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis
 from tests.conftest import bot_env
-from tests.fakes.loopback import LoopbackServer
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import ROOT, start_server
 from tests.slack_requests import command_body, signed_headers

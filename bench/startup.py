@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 
 from bench.rooms import World, fire, wait_for
+from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import ROOT, Silent, free_port, python_env
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers

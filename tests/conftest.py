@@ -15,13 +15,13 @@ import redis.asyncio as aioredis
 from starlette.types import ASGIApp
 
 from bot.config import Settings
+from bot.demo.loopback import LoopbackServer
+from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis, connect
 from bot.server import create_web_app
 from bot.slack_app import Runtime, build_app
 from clients.retry import RetryPolicy
 from clients.rooms.service import RoomService
-from tests.fakes.loopback import LoopbackServer
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import (
     SIGNING_SECRET,
@@ -110,7 +110,7 @@ albert_server = pytest.fixture(scope="session", name="albert_server")(_loopback)
 @pytest.fixture
 def albert(albert_server):
     """The inference service fake, fresh for each test."""
-    from tests.fakes.albert import FakeAlbert
+    from bot.demo.albert import FakeAlbert
 
     server, app = albert_server
     fake = FakeAlbert()
@@ -121,15 +121,15 @@ def albert(albert_server):
 
 @pytest.fixture(scope="session")
 def ds_schema():
-    from tests.fakes.ds import load_schema
+    from bot.demo.ds import SCHEMA, load_schema
 
-    return load_schema(DATA / "ds-schema.graphql")
+    return load_schema(SCHEMA)
 
 
 @pytest.fixture
 def ds(ds_server, ds_schema):
     """The dossier service fake, fresh for each test, behind one loopback server."""
-    from tests.fakes.ds import FakeDS
+    from bot.demo.ds import FakeDS
 
     server, app = ds_server
     fake = FakeDS(ds_schema)

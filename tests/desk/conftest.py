@@ -8,9 +8,10 @@ import json
 
 import pytest
 
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeDemarche
 from tests.conftest import Bot, text_of
 from tests.digest.commands import ALICE
-from tests.fakes.ds import FakeDemarche, FakeDS
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body, command_body, view_submission_body
 

@@ -11,12 +11,13 @@ import logging
 import pytest
 
 from bot import logs
+from bot.demo.ds import FakeDS
+from bot.demo.ds_acts import CONTACT
+from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.desk import typed_id
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import SUD, acts, click, dossier, submit
 from tests.digest.commands import ALICE
-from tests.fakes.ds import FakeDemarche, FakeDS
-from tests.fakes.ds_acts import CONTACT
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.desk import DOCUMENTS
 from clients.dossiers.watch import GET_DOSSIER_CHANGES
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, buttons, dossier, dumped
-from tests.fakes.ds import FakeDemarche, FakeDS
 
 
 def test_every_document_the_desk_sends_is_valid_on_the_real_schema(ds: FakeDS) -> None:

@@ -9,11 +9,12 @@ import asyncio
 import datetime as dt
 import json
 
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, click, dossier
 from tests.digest.commands import ALICE
-from tests.fakes.ds import FakeDemarche, FakeDS
 from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import home_opened, send_event
 

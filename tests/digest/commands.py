@@ -6,11 +6,11 @@ from __future__ import annotations
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.demo.ds import FakeDS
 from bot.slack_app import configure_slack_client
 from clients.dossiers.service import DossierService
 from handlers.digest.job import DigestJob
 from tests.conftest import Bot, make_digest_job, text_of
-from tests.fakes.ds import FakeDS
 from tests.slack_requests import command_body
 
 #: Alice's e-mail as the dossier service lists her (the Slack profile has it in other case)

@@ -8,11 +8,11 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.demo.ds import FakeDS
 from bot.slack_app import configure_slack_client
 from clients.dossiers.service import DossierService
 from handlers.digest.job import DigestJob
 from tests.conftest import make_digest_job
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 CHANNEL = "C0DIGEST"

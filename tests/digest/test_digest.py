@@ -16,6 +16,7 @@ import pytest
 from freezegun import freeze_time
 from pydantic import SecretStr
 
+from bot.demo.ds import FakeDS
 from bot.scheduler import run_daily
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore, Outcome
@@ -30,7 +31,6 @@ from handlers.digest.messages import (
     sparkline,
 )
 from tests.conftest import ROOT, bot_env, text_of
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -194,7 +194,7 @@ def test_digest_command_dry_run_post_once_and_force(tmp_path, ds: FakeDS, meet, 
 
 
 def test_dry_run_shows_the_ai_line_that_would_be_posted_unless_no_ai(tmp_path, ds: FakeDS, meet, slack: FakeSlack, albert):
-    from tests.fakes.albert import BOOTSTRAP
+    from bot.demo.albert import BOOTSTRAP
 
     ds.add_demarche(101, "Subvention", dossiers=42)
     env = {**bot_env(meet, slack), "DS_API_URL": ds.url, "DS_API_TOKEN": ds.token, "DIGEST_CHANNEL": CHANNEL,
@@ -219,7 +219,7 @@ def test_dry_run_shows_the_ai_line_that_would_be_posted_unless_no_ai(tmp_path, d
 
 @pytest.fixture
 async def ai_service(albert):
-    from tests.fakes.albert import BOOTSTRAP
+    from bot.demo.albert import BOOTSTRAP
 
     async def key() -> SecretStr:
         return SecretStr(BOOTSTRAP)

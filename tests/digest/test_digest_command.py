@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.demo.ds import FakeDS
 from bot.scheduler import run_subscriptions
 from bot.slack_app import configure_slack_client
 from clients.dossiers.digest_store import DigestStore, Outcome
@@ -20,7 +21,6 @@ from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.digest.commands import ALICE, digest, make_job
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import command_body
 
@@ -231,7 +231,7 @@ async def test_help_and_list_need_nobodys_profile(digest_bot: Bot, slack: FakeSl
 ])
 async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_set_it_up_once(
         digest_bot: Bot, ds: FakeDS, slack: FakeSlack, albert, channel, reason):
-    from tests.fakes.albert import BOOTSTRAP
+    from bot.demo.albert import BOOTSTRAP
 
     async def key() -> SecretStr:
         return SecretStr(BOOTSTRAP)

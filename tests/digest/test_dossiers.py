@@ -10,13 +10,12 @@ import pytest
 from graphql import OperationDefinitionNode, build_schema, parse, validate
 from pydantic import SecretStr
 
+from bot.demo.ds import SCHEMA, FakeDS
 from clients.dossiers import errors
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import QUERIES, DossierService
 from clients.retry import RetryPolicy
-from tests.conftest import DATA
-from tests.fakes.ds import FakeDS
 
 
 @pytest.fixture
@@ -36,7 +35,7 @@ async def service(ds: FakeDS, sleeps: list[float]):
 
 
 def test_every_query_the_client_sends_is_valid_on_the_real_schema():
-    schema = build_schema((DATA / "ds-schema.graphql").read_text())
+    schema = build_schema(SCHEMA.read_text())
     assert set(QUERIES) == {"getDemarcheTitle", "getDemarcheMembers", "getDemarche", "getUpdatedDossiers", "getDeletedDossiers",
                             "getPendingDeletedDossiers", "getDossier"}
     for name, (query, _) in QUERIES.items():
@@ -48,7 +47,7 @@ def test_every_query_the_client_sends_is_valid_on_the_real_schema():
 
 
 def test_the_schema_check_catches_a_field_the_api_does_not_have():
-    schema = build_schema((DATA / "ds-schema.graphql").read_text())
+    schema = build_schema(SCHEMA.read_text())
     broken = QUERIES["getDemarche"][0].replace("pageInfo {", "totalCount pageInfo {")
     assert validate(schema, parse(broken))
 

@@ -8,10 +8,10 @@ import datetime as dt
 
 from freezegun import freeze_time
 
+from bot.demo.ds import FakeDS
 from clients.dossiers.digest_store import Outcome
 from tests.conftest import text_of
 from tests.digest.conftest import CHANNEL
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 MONDAY = dt.datetime(2026, 3, 2, 8, 0, tzinfo=dt.UTC)

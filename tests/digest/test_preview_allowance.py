@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
+from bot.demo.ds import FakeDS
 from clients.dossiers.errors import OverShare
 from clients.dossiers.rate_limit import SHARE, RateLimiter
 from handlers.previews.rooms import PREVIEWS_PER_MINUTE
 from tests.conftest import Bot
 from tests.digest.commands import ALICE
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import event_body, signed_headers
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.demo.ds import FakeDS
 from clients.dossiers.subscriptions import Subscriptions
 from clients.redis_keys import key
 from tests.conftest import Bot, text_of
 from tests.digest.commands import ALICE, digest
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import TEAM, FakeSlack
 
 BOB = "bob.durand@example.gouv.fr"

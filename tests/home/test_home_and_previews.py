@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import readable_pin, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.slack_requests import home_choice, home_opened, send_event
 
@@ -91,7 +91,7 @@ async def test_home_shows_errors_instead_of_swallowing_them(bot, slack: FakeSlac
 
     slack.add_user("U0CAROL", "carol@example.gouv.fr", locale="en-US")
     meet.add_user("carol@example.gouv.fr")
-    from tests.fakes.meet import Fault
+    from bot.demo.meet import Fault
     meet.faults.append(Fault("GET", "/external-api/v1.0/rooms/", 503, "<h1>down</h1>", "text/html", times=3))
     await send_event(bot, home_opened("U0CAROL"), event_id="Ev0002")
     assert "unavailable right now" in text_of(view_of(slack.called("views.publish")[-1]))

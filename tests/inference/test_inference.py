@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from bot import advice
 from bot.config import Settings
+from bot.demo.albert import BOOTSTRAP, MASTER, FakeAlbert
 from bot.inference import ExpiryWatch, Inference, Rotation, joined, rotate
 from bot.keys_cli import mask
 from clients.inference.errors import (
@@ -31,7 +32,6 @@ from clients.inference.key_store import ActiveKey, KeyStore
 from clients.inference.service import ApiKey, InferenceService
 from clients.retry import RetryPolicy
 from tests.conftest import ROOT
-from tests.fakes.albert import BOOTSTRAP, MASTER, FakeAlbert
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
 

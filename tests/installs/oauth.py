@@ -8,9 +8,9 @@ import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
 from bot.config import Settings
+from bot.demo.meet import FakeMeet
 from clients.redis_keys import key
 from tests.conftest import Bot, bot_env
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import CLIENT_ID, CLIENT_SECRET, FakeSlack
 from tests.slack_requests import command_body, event_body, signed_headers
 

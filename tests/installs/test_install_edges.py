@@ -16,8 +16,8 @@ from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
 from bot.check import run_checks
+from bot.demo.meet import FakeMeet
 from tests.conftest import bot_env, start_bot, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import CLIENT_ID, CLIENT_SECRET, FakeSlack
 from tests.installs.oauth import KEY, install, oauth_settings, room_command, start_install
 from tests.processes import free_port, python_env, start_server

@@ -14,8 +14,8 @@ import redis.asyncio as aioredis
 
 from bot import logs
 from bot.config import Settings
+from bot.demo.meet import FakeMeet
 from tests.conftest import Bot, start_bot, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import CLIENT_SECRET, FakeSlack
 from tests.installs.oauth import install, kept_installations, oauth_settings, room_command, start_install
 from tests.slack_requests import command_body

@@ -8,9 +8,9 @@ import redis.asyncio as aioredis
 
 from bot.check import run_checks
 from bot.config import ConfigError
+from bot.demo.meet import FakeMeet
 from bot.scopes import REQUIRED_SCOPES
 from tests.conftest import start_bot
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import install, oauth_settings
 

@@ -10,9 +10,9 @@ import json
 import pytest
 import redis.asyncio as aioredis
 
+from bot.demo.meet import FakeMeet
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from tests.conftest import Bot, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import event, install, room_command, token_of
 from tests.slack_requests import choice, home_opened, interaction

@@ -11,10 +11,11 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeGroup
+from bot.demo.meet import FakeMeet
 from bot.wiring import digest_job
 from tests.conftest import Bot, eventually, start_bot, text_of
-from tests.fakes.ds import FakeDS, FakeGroup
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import install, oauth_settings, room_command
 from tests.slack_requests import event_body, home_opened, interaction, signed_headers

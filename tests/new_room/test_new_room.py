@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import choice, event_body, interaction, signed_headers, submission
 

@@ -11,11 +11,11 @@ import pytest
 from bot.check import log_failures
 from bot.cli import main
 from bot.config import load_settings
+from bot.demo.albert import BOOTSTRAP, FakeAlbert
+from bot.demo.ds import FakeDS
+from bot.demo.meet import FakeMeet
 from bot.scopes import REQUIRED_SCOPES
 from tests.conftest import bot_env
-from tests.fakes.albert import BOOTSTRAP, FakeAlbert
-from tests.fakes.ds import FakeDS
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 
@@ -233,7 +233,7 @@ def test_a_dossier_service_out_of_reach_is_one_line_not_one_per_demarche(configu
 
 
 def test_a_services_words_reach_the_terminal_without_control_characters(configured, capsys, meet: FakeMeet):
-    from tests.fakes.meet import Fault
+    from bot.demo.meet import Fault
 
     meet.faults.append(Fault("POST", "/external-api/v1.0/application/token/", 502, {"detail": "bad \x1b]0;pwned\x07\x1b[2J gateway"},
                              times=5))  # past the retries
@@ -243,7 +243,7 @@ def test_a_services_words_reach_the_terminal_without_control_characters(configur
 
 
 def test_check_is_not_fooled_about_the_inference_key(configured, capsys, monkeypatch, albert: FakeAlbert, tmp_path) -> None:
-    from tests.fakes.albert import MASTER
+    from bot.demo.albert import MASTER
 
     monkeypatch.setenv("ALBERT_API_KEY", MASTER)  # it chats, but owns no key: the bot could never rotate
     line = part(check(capsys)[1], "inference service")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.demo.ds import FakeDS
+from bot.demo.meet import FakeMeet
 from tests.conftest import bot_env
-from tests.fakes.ds import FakeDS
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import ROOT, free_port
 

@@ -13,10 +13,10 @@ import pytest
 
 from bot.cli import main
 from bot.console_slack import Directory, Person, readable, slack_locale
+from bot.demo.ds import FakeDS
+from bot.demo.meet import FakeMeet
 from handlers.i18n import LANGUAGES, language_for
 from tests.conftest import ROOT, bot_env
-from tests.fakes.ds import FakeDS
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 

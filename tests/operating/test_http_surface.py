@@ -8,11 +8,11 @@ from pathlib import Path
 import httpx
 import redis.asyncio as aioredis
 
+from bot.demo.meet import FakeMeet
 from bot.server import create_web_app
 from bot.slack_app import build_app
 from clients.rooms.service import RoomService
 from tests.conftest import text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import command_body, signed_headers
 

@@ -65,7 +65,7 @@ def test_manifest_unfurls_the_domains_of_room_and_dossier_links(manifest: dict):
     from urllib.parse import urlsplit
 
     from bot.config import Settings
-    from tests.fakes.meet import FakeMeet
+    from bot.demo.meet import FakeMeet
 
     room_host = str(FakeMeet().room_base_url).removeprefix("https://")  # the host of the links the service returns
     dossier_host = urlsplit(str(Settings.model_fields["ds_api_url"].default)).hostname  # DS_API_URL's default

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.demo.meet import FakeMeet, Fault
 from bot.redis_server import EmbeddedRedis, connect
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import FakeMeet, Fault
 from tests.fakes.slack import FakeSlack
 
 ROOMS = "/external-api/v1.0/rooms/"

@@ -17,8 +17,8 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings
+from bot.demo.meet import FakeMeet
 from tests.conftest import ROOT, bot_env
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import Silent, python_env, start_server
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers

@@ -18,10 +18,10 @@ import httpx
 import pytest
 
 from bot.config import Settings
+from bot.demo.ds import FakeDS
+from bot.demo.meet import FakeMeet
 from bot.redis_server import open_redis
 from tests.conftest import bot_env, eventually
-from tests.fakes.ds import FakeDS
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.redis_topologies import LocalCluster, LocalSentinels

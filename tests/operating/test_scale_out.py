@@ -14,9 +14,9 @@ import httpx
 import redis.asyncio as aioredis
 from redis.crc import key_slot
 
+from bot.demo.ds import FakeDS
+from bot.demo.meet import FakeMeet
 from tests.conftest import bot_env, eventually
-from tests.fakes.ds import FakeDS
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
 from tests.slack_requests import command_body, event_body, signed_headers

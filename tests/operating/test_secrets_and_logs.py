@@ -14,12 +14,12 @@ from pydantic import SecretStr
 
 from bot import logs
 from bot.config import ConfigError, load_settings
+from bot.demo.albert import BOOTSTRAP
 from bot.inference import joined, rotate
 from clients.inference.key_store import KeyStore
 from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
 from tests.conftest import make_digest_job, start_bot, text_of
-from tests.fakes.albert import BOOTSTRAP
 from tests.slack_requests import (
     SIGNING_SECRET,
     event_body,

@@ -12,9 +12,9 @@ import pytest
 import vobject
 from freezegun import freeze_time
 
+from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis, connect
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import choice, command_body, submission
 

@@ -11,10 +11,10 @@ import icalendar
 import pytest
 from freezegun import freeze_time
 
+from bot.demo.meet import FakeMeet
 from clients.meetings import MOST_OWNED
 from handlers.services import Services
 from tests.conftest import Bot, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import action_body, view_submission_body
 

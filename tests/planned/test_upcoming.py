@@ -11,8 +11,8 @@ import icalendar
 import pytest
 from freezegun import freeze_time
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import home_opened, send_event, view_submission_body
 

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 from freezegun import freeze_time
 
-from tests.fakes.meet import FakeMeet
+from bot.demo.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 PARIS = ZoneInfo("Europe/Paris")

@@ -7,8 +7,8 @@ import asyncio
 import json
 import re
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body, command_body, signed_headers
 
@@ -201,10 +201,10 @@ async def test_service_text_reaches_slack_inert(settings, redis, ds, slack: Fake
     from pydantic import SecretStr
     from slack_sdk.web.async_client import AsyncWebClient
 
+    from bot.demo.albert import BOOTSTRAP
     from bot.slack_app import configure_slack_client
     from clients.inference.service import InferenceService
     from tests.conftest import instant_policy, make_digest_job
-    from tests.fakes.albert import BOOTSTRAP
 
     async def key() -> SecretStr:
         return SecretStr(BOOTSTRAP)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.demo.meet import Fault
 from handlers.i18n import catalog
 from handlers.rooms.command import Help, List, New, Show, parse
 from tests.conftest import text_of
-from tests.fakes.meet import Fault
 from tests.slack_requests import view_submission_body
 
 INTERNAL = {catalog(lang)["error.internal"].split("{")[0] for lang in ("fr", "en")}

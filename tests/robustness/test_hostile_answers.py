@@ -11,6 +11,7 @@ from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.demo.ds import FakeDS
 from bot.slack_app import configure_slack_client
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Outcome
@@ -18,7 +19,6 @@ from clients.dossiers.errors import EndlessWalk
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from tests.conftest import instant_policy, make_digest_job, text_of
-from tests.fakes.ds import FakeDS
 from tests.fakes.slack import FakeSlack
 
 CHANNEL = "C0DIGEST"

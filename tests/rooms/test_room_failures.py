@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
+from bot.demo.meet import ALL_SCOPES, Application, FakeMeet, Fault
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import ALL_SCOPES, Application, FakeMeet, Fault
 from tests.fakes.slack import FakeSlack
 
 ROOMS = "/external-api/v1.0/rooms/"

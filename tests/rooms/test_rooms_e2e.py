@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import readable_pin, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 

@@ -10,11 +10,11 @@ import redis.asyncio as aioredis
 from freezegun import freeze_time
 from pydantic import SecretStr
 
+from bot.demo.meet import FakeMeet
 from clients.redis_keys import email_digest, key
 from clients.rooms.models import TokenGrant
 from clients.rooms.token_cache import TokenCache
 from tests.conftest import start_bot, text_of
-from tests.fakes.meet import FakeMeet
 
 
 class Issuer:

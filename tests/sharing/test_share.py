@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import readable_pin, text_of
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body, view_submission_body
 

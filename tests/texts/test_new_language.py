@@ -13,8 +13,8 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po, write_po
 
+from bot.demo.meet import FakeMeet
 from tests.conftest import ROOT, bot_env
-from tests.fakes.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
 
 

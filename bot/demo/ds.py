@@ -17,6 +17,7 @@ import math
 import random
 import time
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,16 +28,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.fakes.ds_acts import Acts, FakeMessage, ServerError, typed_id, wire
+from bot.demo.ds_acts import Acts, ServerError, typed_id, wire
+from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeGroup
 
+#: the service's schema (SDL, 2026-01-15, 225 types), shipped with the stand-in that runs on it
+SCHEMA = Path(__file__).with_name("ds-schema.graphql")
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 TOKEN = "ds-token-secret-value"
 _TOKEN: contextvars.ContextVar[str] = contextvars.ContextVar("token", default=TOKEN)  # the request's, for its resolvers
 T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
 
 
-def load_schema(path: Path) -> GraphQLSchema:
+def load_schema(path: Path = SCHEMA) -> GraphQLSchema:
     schema = build_schema(path.read_text())
+    assert schema.query_type is not None
     schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.demarche(number)
     schema.query_type.fields["dossier"].resolve = lambda root, info, number: root.dossier(number)
     demarche = schema.type_map["Demarche"]
@@ -46,54 +51,6 @@ def load_schema(path: Path) -> GraphQLSchema:
             lambda d, info, _name=name, **args: d["_fake"].deleted(d["number"], pending=_name.startswith("pending"), **args))
     wire(schema)
     return schema
-
-
-@dataclass
-class FakeDossier:
-    id: int
-    number: int
-    state: str
-    deposited: dt.datetime
-    updated: dt.datetime
-    instructed: dt.datetime | None = None  # datePassageEnInstruction, kept once set (as the service does)
-    decided: dt.datetime | None = None  # dateTraitement
-    sva: dt.date | None = None  # datePrevisionnelleDecisionSVASVR
-    group: int = 1  # every dossier is in a groupe instructeur (the démarche's default one, number 1)
-    labels: list[str] = field(default_factory=list)
-    usager: str = "usager.prive@example.fr"  # served only to a query that selects it: only the card's does
-    followers: set[str] = field(default_factory=set)  # instructeurs' e-mails, lower case
-    messages: list[FakeMessage] = field(default_factory=list)
-    traitements: list[tuple[str, str | None, dt.datetime]] = field(default_factory=list)  # event, agent, when
-    motivation: str | None = None
-    pending_correction: bool = False
-    annotations_missing: bool = False  # a required private annotation is blank: decisions are refused
-    siret_incomplete: bool = False
-    archived: bool = False
-    usager_deleted: bool = False
-
-
-@dataclass
-class FakeGroup:
-    number: int
-    label: str
-    instructeurs: list[str]
-    closed: bool = False
-
-
-@dataclass
-class FakeDemarche:
-    number: int
-    title: str
-    administrateurs: list[str] = field(default_factory=list)
-    groups: list[FakeGroup] = field(default_factory=list)
-    dossiers: list[FakeDossier] = field(default_factory=list)  # in deposit order
-    deleted: list[tuple[int, str, dt.datetime, bool]] = field(default_factory=list)  # number, state, when, pending
-    _keys: list[tuple[dt.datetime, int]] | None = None  # (deposit, id) of `dossiers`, rebuilt after a change
-
-    def keys(self) -> list[tuple[dt.datetime, int]]:
-        if self._keys is None:
-            self._keys = [(d.deposited, d.id) for d in self.dossiers]
-        return self._keys
 
 
 @dataclass
@@ -345,7 +302,8 @@ def _entered(dossier: FakeDossier, state: str, when: dt.datetime) -> None:
         dossier.instructed = dossier.instructed or when
 
 
-def _connection(keys: list, items: list, first: int | None, after: str | None, node) -> dict[str, Any]:
+def _connection(keys: list[Any], items: list[Any], first: int | None, after: str | None,
+                node: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     """A page of `items` (sorted by `keys`) after the cursor, as graphql-ruby's keyset pagination."""
     if after:
         try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import uvicorn
 
@@ -17,12 +19,12 @@ class _RealTimeLoop(asyncio.SelectorEventLoop):
     of freezegun's reach.
     """
 
-    def time(self, _monotonic=time.monotonic) -> float:
+    def time(self, _monotonic: Callable[[], float] = time.monotonic) -> float:
         return _monotonic()
 
 
 class LoopbackServer:
-    def __init__(self, app) -> None:
+    def __init__(self, app: Callable[[Any, Any, Any], Awaitable[None]]) -> None:  # an ASGI app
         self._server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_keep_alive=1)
         )

@@ -11,13 +11,27 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from graphql import GraphQLError
 
-if TYPE_CHECKING:
-    from tests.fakes.ds import FakeDemarche, FakeDossier, FakeDS
+from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
+
+
+class Service(Protocol):
+    """The stand-in's side the acts need (bot.demo.ds.FakeDS)."""
+
+    demarches: dict[int, FakeDemarche]
+    now: dt.datetime
+    read_only: set[str]
+
+    def current_token(self) -> str: ...
+
+    def hidden(self) -> set[int]: ...
+
+    def change(self, number: int, dossier_number: int, state: str) -> None: ...
+
+    def node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]: ...
 
 CONTACT = "contact@demarche.numerique.gouv.fr"
 DISPLAY = {"brouillon": "brouillon", "en_construction": "en construction", "en_instruction": "en instruction",
@@ -41,16 +55,6 @@ class ServerError(Exception):
     """What the service answers as a bare HTTP 500 (an unrescued exception)."""
 
 
-@dataclass
-class FakeMessage:
-    id: int
-    email: str
-    body: str
-    created: dt.datetime
-    discarded: dt.datetime | None = None
-    correction: str | None = None
-
-
 def typed_id(kind: str, number: int) -> str:
     return base64.b64encode(f"{kind}-{number}".encode()).decode()
 
@@ -71,7 +75,7 @@ def wire(schema: Any) -> None:
 
 
 class Acts:
-    def __init__(self, ds: FakeDS) -> None:
+    def __init__(self, ds: Service) -> None:
         self.ds = ds
         self.done: list[tuple[str, dict[str, Any]]] = []  # every mutation that reached its resolver
         self._people: dict[str, int] = {}

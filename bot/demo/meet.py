@@ -49,7 +49,7 @@ class Fault:
     method: str
     path_prefix: str
     status: int
-    body: str | dict | list = ""
+    body: str | dict[str, Any] | list[Any] = ""
     content_type: str = "application/json"
     times: int = 1
     delay: float = 0.0
@@ -83,7 +83,7 @@ class FakeMeet:
         self.users[email.lower()] = {"id": user_id, "active": active}
         return user_id
 
-    def add_room(self, email: str, slug: str | None = None, access_level: str = "trusted", pin: str | None = "auto") -> dict:
+    def add_room(self, email: str, slug: str | None = None, access_level: str = "trusted", pin: str | None = "auto") -> dict[str, Any]:
         owner = self.users[email.lower()]["id"]
         room = self._new_room(owner, access_level, {}, slug=slug, pin=pin)
         return room
@@ -276,7 +276,8 @@ class FakeMeet:
             return JSONResponse({"detail": "You do not have permission to perform this action."}, status_code=403)
         return JSONResponse(_public(room))
 
-    def _new_room(self, owner: str, level: str, configuration: dict, *, slug: str | None = None, pin: str | None = "auto") -> dict:
+    def _new_room(self, owner: str, level: str, configuration: dict[str, Any], *, slug: str | None = None,
+                  pin: str | None = "auto") -> dict[str, Any]:
         slug = slug or _slug()
         room: dict[str, Any] = {
             "id": str(uuid.uuid4()),
@@ -303,7 +304,7 @@ class FakeMeet:
 SOURCES = ("camera", "microphone", "screen_share", "screen_share_audio")
 
 
-def _check_configuration(configuration: dict) -> dict | None:
+def _check_configuration(configuration: dict[str, Any]) -> dict[str, Any] | None:
     """The pydantic error the real server answers for a bad `RoomConfiguration` (meet-api.md §4)."""
     for name, value in configuration.items():
         if name not in ("can_publish_sources", "everyone_can_mute"):
@@ -317,7 +318,7 @@ def _check_configuration(configuration: dict) -> dict | None:
     return None
 
 
-def _public(room: dict) -> dict:
+def _public(room: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in room.items() if not k.startswith("_")}
 
 

@@ -17,6 +17,7 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,7 +132,7 @@ class FakeAlbert:
                                  "usage": {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": 35, "cost": 0.0, "requests": 1}})
         return StreamingResponse(self._stream(fault), media_type="text/event-stream")
 
-    async def _stream(self, fault: str | None):
+    async def _stream(self, fault: str | None) -> AsyncIterator[bytes]:
         words = self.reply.split(" ")
         half = len(words) // 2
         for index, word in enumerate(words):
