@@ -40,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number",
                                 description="The bot without Slack, in this console: type /room, /digest or /dossier; "
                                             "a number uses the button shown with it; home shows the Home tab.")
-    shell.add_argument("--as", dest="shell_as", required=True, metavar="EMAIL", help="the person you act as")
+    shell.add_argument("--as", dest="shell_as", metavar="EMAIL", help="the person you act as (required without --demo)")
+    shell.add_argument("--demo", action="store_true",
+                       help="nothing to set: built-in stand-ins of the room, dossier and inference services, with a "
+                            "demo démarche you administer (n° 12345)")
     shell.add_argument("--lang", choices=LANGUAGES, default=None, help="the language you read")
     keys = commands.add_parser("keys", help="the inference service's API keys",
                                description="The inference service's API keys (ALBERT_API_KEY's account): list them, or "
@@ -52,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "keys" and args.action is None:
         keys.error("say what to do with the keys: `keys list` shows them, `keys rotate` gives the bot a fresh one")
+    if args.command == "shell" and not args.demo and not args.shell_as:
+        shell.error("say who you are: --as EMAIL (your address on the room service), or try it with --demo")
+    if args.command == "shell" and args.demo:
+        return run_demo(email=args.shell_as or DEMO_EMAIL, lang=args.lang)
     if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
         digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
     # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
@@ -85,6 +92,25 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
+
+
+DEMO_EMAIL = "you@example.gouv.fr"
+
+
+def run_demo(*, email: str, lang: str | None) -> int:
+    """The shell against built-in stand-ins, whatever is configured: nothing leaves the machine, and
+    nothing the demo does is kept (its Redis lives in a folder removed at the end)."""
+    import asyncio
+
+    from bot import logs
+    from bot.config import Settings
+    from bot.console import run_shell
+    from bot.demo.world import demo_world
+
+    with demo_world(email) as demo:
+        settings = Settings(_env_file=None, **{name.lower(): value for name, value in demo.environment.items()})  # type: ignore[arg-type]
+        logs.configure("WARNING")
+        return asyncio.run(run_shell(settings, email=email, lang=lang or settings.default_language, demo=True))
 
 
 def _days(value: str) -> int:

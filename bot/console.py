@@ -59,7 +59,9 @@ class Shell:
         self._out.write(self._slack.read(text(self._slack.lang, key, **values)) + "\n")
         self._out.flush()
 
-    async def run(self) -> None:
+    async def run(self, *, demo: bool = False) -> None:
+        if demo:
+            self.say("shell.demo_banner")
         self.say("shell.banner", email=self._me.email, channel=self._slack.directory.where(self._slack.directory.home, ""))
         while (line := await self._lines.ask()) is not None:
             line = line.strip()
@@ -224,7 +226,8 @@ def _typed(kind: str) -> str:
             "channels_select": "channel", "datetimepicker": "when"}.get(kind, "text")
 
 
-async def run_shell(settings: Settings, *, email: str, lang: str) -> int:
+async def run_shell(settings: Settings, *, email: str, lang: str, demo: bool = False) -> int:
+    """`demo`: the services are the built-in stand-ins (bot.demo.world), and the banner says so."""
     stdin, stdout = sys.stdin, sys.stdout  # looked up now: a test (or a pipe) may have replaced them
     assert lang in LANGUAGES
     name = email.split("@")[0] or "you"
@@ -236,8 +239,8 @@ async def run_shell(settings: Settings, *, email: str, lang: str) -> int:
             "slack_bot_token": SecretStr("xoxb-console"), "slack_signing_secret": SecretStr("console"),
             "slack_app_token": None, "slack_api_url": f"{base}/api/", "default_language": lang,
         })
-        async with running(local) as runtime:
-            await Shell(runtime, console, Lines(stdin, stdout), base, stdout).run()
+        async with running(local, "shell") as runtime:
+            await Shell(runtime, console, Lines(stdin, stdout), base, stdout).run(demo=demo)
     return 0
 
 

@@ -43,6 +43,9 @@ def needed(command: str, *, dry_run: bool = False, socket_mode: bool = False, oa
         return ("ds_api_token", "digest_demarches", "slack_bot_token", "digest_channel"), "to post the digest"
     if command == "keys":
         return ("albert_api_key",), "to manage the inference keys"
+    if command == "shell":  # against the real room service; `shell --demo` needs nothing
+        return ("meet_api_url", "meet_client_id", "meet_client_secret"), \
+            "to try the shell against your room service (or try it with nothing set: python -m bot shell --demo)"
     return (), ""
 
 

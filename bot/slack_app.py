@@ -239,10 +239,10 @@ def slack_client(settings: Settings) -> AsyncWebClient:
 
 
 @contextlib.asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[Runtime]:
+async def running(settings: Settings, command: str = "serve") -> AsyncIterator[Runtime]:
     """Redis (embedded when no URL is set), the room service client, the digest job (with a
     dossier-service token) and the app, closed on exit."""
-    settings.require_for("serve")
+    settings.require_for(command)
     async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
         rooms = room_service(settings)
         stack.push_async_callback(rooms.aclose)

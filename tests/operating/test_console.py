@@ -180,3 +180,21 @@ async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env
     starts = [json.loads(await redis.get(name))["starts_at"] for name in await redis.keys(key("meeting", "*"))]
     expected = int(dt.datetime.combine(tomorrow, dt.time(10), ZoneInfo("Europe/Paris")).timestamp())
     assert starts == [expected, expected]  # 10:00 in the person's zone, not the machine's
+
+
+def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
+    """`shell --demo` on a machine with nothing configured, as a new operator tries it first."""
+    typed = "\n".join(["/room new restricted @bob #projet", "/digest subscribe 12345 at 08:30", "/digest now", "/dossier 12345",
+                       "7", "C'est accepté.", "/dossier watch 678", "home", "quit"]) + "\n"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"], input=typed, cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    out = done.stdout
+    assert done.returncode == 0 and "Traceback" not in out + done.stderr, done.stderr
+    assert out.startswith("DEMO — ") and "nothing is real" in out
+    assert "== Your video room is ready ==" in out and "Sent to @bob." in out and "Invitation posted in #projet." in out
+    assert "Aides aux associations (démo) · n° 12345" in out
+    assert "Today's digest is posted here." in out
+    assert "Dossier n° 12345 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 12345" in out
+    assert "You are watching n° 678" in out and "My dossiers" in out
+    assert not (tmp_path / "var").exists()  # nothing kept: the demo's Redis lived in a folder of its own
