@@ -43,9 +43,9 @@ def redis_server_binary() -> str:
 PR_SET_PDEATHSIG = 1
 
 
-def _dies_with(parent: int) -> Callable[[], None] | None:
-    """For the child: SIGTERM when `parent` ends (Linux's parent-death signal); where there is no
-    such call, None (the server is then stopped by `stop` only)."""
+def dies_with(parent: int) -> Callable[[], None] | None:
+    """For a child process: SIGTERM when `parent` ends (Linux's parent-death signal); where there
+    is no such call, None (the child is then stopped by its parent only)."""
     if not sys.platform.startswith("linux"):
         return None
     libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
@@ -100,7 +100,7 @@ class EmbeddedRedis:
                 "--logfile", str(self.folder / "redis.log"),
             ],
             stdin=subprocess.DEVNULL,
-            preexec_fn=_dies_with(os.getpid()),  # nothing but one system call runs in the child
+            preexec_fn=dies_with(os.getpid()),  # nothing but one system call runs in the child
         )
         deadline = time.monotonic() + timeout
         while not self.socket.exists():

@@ -16,8 +16,6 @@ import logging
 import os
 import signal
 import socket
-import subprocess
-import sys
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -34,6 +32,7 @@ from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
 from bot.install_pages import install_routes
 from bot.scheduler import run_daily, run_due, run_subscriptions
+from bot.serve_processes import HELPER, beat, start_helper, stop_helpers, supervise
 from bot.slack_app import Runtime, running
 from bot.slack_endpoint import SlackEndpoint
 from clients.inference.key_store import KeyStore
@@ -42,7 +41,6 @@ log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 6.0
 #: Set in the environment of the serve processes the first one starts (SERVE_PROCESSES).
-HELPER = "ROOMBOT_SERVE_HELPER"
 MAX_CONNECTIONS = 512
 HEALTH_TIMEOUT = 1.0
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
@@ -93,26 +91,6 @@ def listening_socket(host: str, port: int, *, shared: bool) -> socket.socket:
     return sock
 
 
-def start_helpers(count: int) -> list[subprocess.Popen[bytes]]:
-    """The other serve processes: the same command and environment, one process each (they find
-    the embedded Redis this one started under DATA_DIR, or the configured one)."""
-    env = {**os.environ, "SERVE_PROCESSES": "1", HELPER: "1"}
-    return [subprocess.Popen([sys.executable, "-m", "bot", "serve"], env=env) for _ in range(count)]
-
-
-async def stop_helpers(helpers: list[subprocess.Popen[bytes]]) -> None:
-    """Each drains as this one does; Redis (perhaps this process's own) outlives them."""
-    for helper in helpers:
-        if helper.poll() is None:
-            helper.terminate()
-    for helper in helpers:
-        try:
-            await asyncio.to_thread(helper.wait, DRAIN_SECONDS + 5)
-        except subprocess.TimeoutExpired:
-            helper.kill()
-            await asyncio.to_thread(helper.wait)
-
-
 #: waits between attempts to reach Slack in Socket Mode, the last one repeated
 RECONNECT_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)
 
@@ -148,7 +126,7 @@ async def serve(settings: Settings) -> None:
     helper = os.environ.get(HELPER) == "1"
     sock = listening_socket(settings.host, settings.port, shared=helper or settings.serve_processes > 1)
     async with running(settings) as runtime:
-        helpers = [] if helper else start_helpers(settings.serve_processes - 1)
+        helpers = [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
         # the checks only log: a slow or silent service must not hold back /healthz and the acks;
         # the first process logs them for all
         checks = asyncio.create_task(asyncio.sleep(0) if helper else log_failures(settings, runtime.redis))
@@ -169,6 +147,10 @@ async def serve(settings: Settings) -> None:
             daily.append(run_due(runtime.weekly.due, stop))
         if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
             daily.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
+        if helpers:
+            daily.append(supervise(helpers, stop))
+        if helper:
+            daily.append(beat())
         schedulers = [asyncio.create_task(loop) for loop in daily]
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())
@@ -193,7 +175,7 @@ async def serve(settings: Settings) -> None:
             if connecting is not None:
                 connecting.cancel()
                 await asyncio.gather(connecting, return_exceptions=True)
-            await stop_helpers(helpers)
+            await stop_helpers(helpers, DRAIN_SECONDS)
             if socket_mode is not None:
                 with contextlib.suppress(Exception):  # never connected, or Slack gone: nothing to close
                     await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import signal
 import socket
@@ -300,3 +301,29 @@ def test_socket_mode_with_slack_unreachable_serves_health_and_stops(tmp_path: Pa
             if process.poll() is None:
                 process.kill()
                 process.communicate()
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGSTOP], ids=["killed", "frozen"])
+def test_a_helper_that_dies_or_freezes_is_logged_and_replaced(tmp_path: Path, meet: FakeMeet, slack: FakeSlack,
+                                                             how: signal.Signals) -> None:
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), SERVE_PROCESSES="2")
+    process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+    try:
+        [helper] = _serving_children(process.pid)
+        os.kill(helper, how)
+        deadline = time.monotonic() + 40
+        while True:
+            now = [pid for pid in _serving_children(process.pid) if pid != helper]
+            if now and helper not in _running([helper]):
+                break
+            assert time.monotonic() < deadline, f"helper {helper} not replaced"
+            time.sleep(0.1)
+        [replacement] = now
+        assert all(httpx.get(base + "/metrics", timeout=10).status_code == 200 for _ in range(20))  # none hangs
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output
+    said = "gave no sign of life" if how is signal.SIGSTOP else "ended (killed by SIGKILL)"
+    assert f"serve helper 1 (pid {helper}) {said}" in output and "replaced" in output
+    assert _running([helper, replacement]) == []
