@@ -79,6 +79,7 @@ class Settings(BaseSettings):
 
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)  # /metrics and /healthz apart from Slack's route
     serve_processes: int = Field(default=1, ge=1, le=32)  # `serve` processes sharing the port, one event loop each
     log_level: Literal["CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"] = "INFO"
 

@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import socket
+from collections.abc import Iterator
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -46,8 +47,20 @@ HEALTH_TIMEOUT = 1.0
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
-def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> Starlette:
-    """Health and metrics always; Slack's route when requests come over HTTP (a signing secret)."""
+def create_web_app(runtime: Runtime, *, signing_secret: str | None = None, metrics_apart: bool = False) -> Starlette:
+    """Health always, metrics unless they have a port of their own (METRICS_PORT: a Slack-facing
+    ingress then exposes nothing internal); Slack's route when requests come over HTTP (a signing
+    secret)."""
+    routes = [route for route in watch_routes(runtime) if not (metrics_apart and route.path == "/metrics")]
+    if signing_secret is not None:
+        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
+    if runtime.app.oauth_flow is not None:
+        routes += install_routes(runtime.app, runtime.default_language)
+    return Starlette(routes=routes)
+
+
+def watch_routes(runtime: Runtime) -> list[Route]:
+    """/healthz (ready while Redis answers) and /metrics: what probes and scrapers read."""
 
     async def healthz(request: Request) -> Response:
         if await redis_reachable(runtime.redis):
@@ -59,12 +72,16 @@ def create_web_app(runtime: Runtime, *, signing_secret: str | None = None) -> St
             INSTALLATIONS.set(await asyncio.wait_for(runtime.workspaces.count(), HEALTH_TIMEOUT))
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
-    routes = [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
-    if signing_secret is not None:
-        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
-    if runtime.app.oauth_flow is not None:
-        routes += install_routes(runtime.app, runtime.default_language)
-    return Starlette(routes=routes)
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
+
+
+class Beside(uvicorn.Server):
+    """A second server in the process (METRICS_PORT): the main one takes SIGTERM and SIGINT and
+    stops this one after it; were both to take them, only the last would hear."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 async def redis_reachable(redis: aioredis.Redis) -> bool:
@@ -74,8 +91,8 @@ async def redis_reachable(redis: aioredis.Redis) -> bool:
         return False
 
 
-def listening_socket(host: str, port: int, *, shared: bool) -> socket.socket:
-    """The HTTP port; `shared` so that the other processes of SERVE_PROCESSES bind it too (only
+def listening_socket(host: str, port: int, *, shared: bool, setting: str = "PORT") -> socket.socket:
+    """The HTTP port (or METRICS_PORT); `shared` so that the other processes of SERVE_PROCESSES bind it too (only
     then: a second, unrelated `serve` on a busy port must fail, not share it)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -86,7 +103,7 @@ def listening_socket(host: str, port: int, *, shared: bool) -> socket.socket:
         sock.bind((host, port))
     except OSError as error:
         sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port} ({error.strerror}): set HOST and PORT to a free address") from None
+        raise ConfigError(f"cannot listen on {host}:{port} ({error.strerror}): set HOST and {setting} to a free address") from None
     sock.listen(2048)
     return sock
 
@@ -124,7 +141,11 @@ async def serve(settings: Settings) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, frame: None)
     helper = os.environ.get(HELPER) == "1"
-    sock = listening_socket(settings.host, settings.port, shared=helper or settings.serve_processes > 1)
+    shared = helper or settings.serve_processes > 1
+    sock = listening_socket(settings.host, settings.port, shared=shared)
+    metrics_sock = None
+    if settings.metrics_port is not None:
+        metrics_sock = listening_socket(settings.host, settings.metrics_port, shared=shared, setting="METRICS_PORT")
     async with running(settings) as runtime:
         helpers = [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
         # the checks only log: a slow or silent service must not hold back /healthz and the acks;
@@ -153,12 +174,18 @@ async def serve(settings: Settings) -> None:
             daily.append(beat())
         schedulers = [asyncio.create_task(loop) for loop in daily]
         secret = settings.slack_signing_secret
-        web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value())
+        web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value(),
+                             metrics_apart=metrics_sock is not None)
         server = uvicorn.Server(uvicorn.Config(
             web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
             # connections and requests beyond this get a 503; idle keep-alive connections close after 5 s
             limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
         ))
+        watcher = None
+        if metrics_sock is not None:
+            apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime)), log_config=None, http="httptools",
+                                          limit_concurrency=64, timeout_keep_alive=5))
+            watcher = asyncio.create_task(apart.serve(sockets=[metrics_sock]))
         socket_mode = None
         if settings.slack_app_token is not None:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler  # 0.2 s, for this mode only
@@ -171,6 +198,9 @@ async def serve(settings: Settings) -> None:
             await server.serve(sockets=[sock])
         finally:
             stop.set()
+            if watcher is not None:
+                apart.should_exit = True
+                await asyncio.gather(watcher, return_exceptions=True)
             checks.cancel()
             if connecting is not None:
                 connecting.cancel()

@@ -78,11 +78,18 @@ def environment(kinds: dict[str, dict[str, Any]]) -> dict[str, str]:
     return {**kinds["ConfigMap"]["data"], **secret}
 
 
+KEY = "7sE2a4fZ1oQk3hV9yC0pX5nB8mW6tR2uJ4gL1dA0iY8="  # a Fernet key, as `python -m bot keys` would make
 MODES: dict[str, dict[str, Any]] = {
     "url": {},
     "cluster": {"redis": {"mode": "cluster", "url": "redis://redis-cluster-0.redis:6379"}, "secrets": {"values": {"REDIS_URL": None}}},
     "sentinel": {"redis": {"mode": "sentinel", "sentinels": ["sentinel-0:26379", "sentinel-1:26379"], "sentinelMaster": "bot"}},
     "autoscaled": {"autoscaling": {"enabled": True}},
+    # many workspaces: installed by OAuth, no bot token
+    "oauth": {"config": {"SLACK_CLIENT_ID": "1234.5678"},
+              "secrets": {"values": {"SLACK_BOT_TOKEN": None, "SLACK_CLIENT_SECRET": "chart-oauth-secret", "TOKEN_ENCRYPTION_KEY": KEY}}},
+    "socket": {"secrets": {"values": {"SLACK_SIGNING_SECRET": None, "SLACK_APP_TOKEN": "xapp-1-chart"}}},
+    "existing secret": {"secrets": {"existingSecret": "roombot-managed", "values": None}},
+    "one pod, network policy": {"replicaCount": 1, "networkPolicy": {"enabled": True}, "config": {"SERVE_PROCESSES": "4"}},
 }
 
 
@@ -97,6 +104,18 @@ def test_every_rendered_manifest_is_valid_kubernetes(tmp_path: Path, mode: str):
             kubernetes_validate.validate(manifest, version, strict=True)  # raises with the faulty field
     assert ("HorizontalPodAutoscaler" in kinds) == (mode == "autoscaled")
     assert ("replicas" in kinds["Deployment"]["spec"]) == (mode != "autoscaled")  # the autoscaler owns it
+    # a budget keeping the only pod would block every drain
+    assert ("PodDisruptionBudget" in kinds) == (mode != "one pod, network policy")
+    assert ("NetworkPolicy" in kinds) == (mode == "one pod, network policy")
+
+
+@pytest.mark.parametrize("mode", ["oauth", "socket"])
+def test_the_bot_starts_in_the_slack_mode_the_release_says(tmp_path: Path, mode: str, monkeypatch):
+    for name, value in environment(render(tmp_path, MODES[mode])).items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(_env_file=None)
+    assert settings.oauth is (mode == "oauth") and settings.socket_mode is (mode == "socket")
+    settings.require_for("serve")  # nothing left for `serve` to ask for (else ConfigError)
 
 
 @pytest.mark.parametrize("mode", ["url", "cluster", "sentinel"])
@@ -135,12 +154,44 @@ def test_pods_are_probed_kept_available_and_hold_no_secret_in_their_spec(tmp_pat
     assert {"secretRef": {"name": "roombot-managed"}} in container["envFrom"]
 
 
+def test_pods_grow_with_their_processes_and_show_metrics_apart_from_slacks_port(tmp_path: Path, monkeypatch):
+    kinds = render(tmp_path, {"config": {"SERVE_PROCESSES": "3"}})
+    [container] = kinds["Deployment"]["spec"]["template"]["spec"]["containers"]
+    assert container["resources"] == {"requests": {"cpu": "300m", "memory": "576Mi"}, "limits": {"memory": "1536Mi"}}
+    ports = {port["name"]: port["containerPort"] for port in container["ports"]}
+    assert container["livenessProbe"]["httpGet"]["port"] == "metrics"
+    assert {port["name"]: port["targetPort"] for port in kinds["Service"]["spec"]["ports"]} == {"http": "http", "metrics": "metrics"}
+    for name, value in environment(kinds).items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(_env_file=None)  # the bot listens where the pod's ports say
+    assert (settings.port, settings.metrics_port, settings.serve_processes) == (ports["http"], ports["metrics"], 3)
+
+
+def test_a_changed_secret_rolls_the_pods(tmp_path: Path):
+    """With the chart's Secret its content is hashed; an existingSecret is read from the cluster at
+    upgrade, and where the chart is rendered without one (here) `secrets.revision` rolls them."""
+    def pod_annotations(extra: dict[str, Any]) -> dict[str, str]:
+        return dict(render(tmp_path, extra)["Deployment"]["spec"]["template"]["metadata"]["annotations"])
+
+    before = pod_annotations({})
+    assert pod_annotations({"secrets": {"values": {"MEET_CLIENT_SECRET": "rotated"}}}) != before
+    managed = {"secrets": {"existingSecret": "roombot-managed", "values": None}}
+    assert pod_annotations(managed) != pod_annotations(_merge(managed, {"secrets": {"revision": 2}}))
+
+
 @pytest.mark.parametrize(("extra", "says"), [
     ({"secrets": {"values": {"REDIS_URL": None}}}, "a shared Redis is required: set redis.url, or REDIS_URL in the Secret"),
     ({"redis": {"mode": "sentinel"}}, "list the Sentinels in redis.sentinels"),
     ({"redis": {"mode": "single"}}, 'redis.mode must be url, cluster or sentinel, not "single"'),
     ({"config": {"MEET_CLIENT_ID": ""}}, "set config.MEET_CLIENT_ID"),
     ({"secrets": {"values": {"SLACK_BOT_TOKEN": ""}}}, "set secrets.values.SLACK_BOT_TOKEN"),
+    ({"config": {"DS_API_TOKEN": "ds-token"}}, "config.DS_API_TOKEN is a secret: it would land in the ConfigMap"),
+    ({"config": {"PORT": "8080"}}, "config.PORT is set by the chart"),
+    ({"config": {"REDIS_CLUSTER": "1"}}, "config.REDIS_CLUSTER is set by the chart"),
+    ({"secrets": {"values": {"SLACK_SIGNING_SECRET": None}}}, "set secrets.values.SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN"),
+    (_merge(MODES["oauth"], {"secrets": {"values": {"SLACK_BOT_TOKEN": "xoxb-1"}}}), "leave secrets.values.SLACK_BOT_TOKEN unset"),
+    (_merge(MODES["oauth"], {"secrets": {"values": {"SLACK_CLIENT_SECRET": None}}}), "set secrets.values.SLACK_CLIENT_SECRET"),
+    (_merge(MODES["oauth"], {"secrets": {"values": {"TOKEN_ENCRYPTION_KEY": None}}}), "set secrets.values.TOKEN_ENCRYPTION_KEY"),
 ])
 def test_a_release_that_could_not_work_is_refused_with_what_to_set(tmp_path: Path, extra: dict[str, Any], says: str):
     """Replicas without a shared Redis would each post the digest: the chart does not render."""

@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.demo.meet import FakeMeet
 from tests.conftest import ROOT, bot_env
 from tests.fakes.slack import FakeSlack
-from tests.processes import Silent, python_env, start_server
+from tests.processes import Silent, free_port, python_env, start_server
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
 
 
@@ -327,3 +327,25 @@ def test_a_helper_that_dies_or_freezes_is_logged_and_replaced(tmp_path: Path, me
     said = "gave no sign of life" if how is signal.SIGSTOP else "ended (killed by SIGKILL)"
     assert f"serve helper 1 (pid {helper}) {said}" in output and "replaced" in output
     assert _running([helper, replacement]) == []
+
+
+def test_metrics_on_a_port_of_their_own_leave_slacks_port(tmp_path: Path, meet: FakeMeet, slack: FakeSlack) -> None:
+    """With METRICS_PORT (the chart's 9100), an ingress exposing Slack's port exposes no metrics;
+    probes read /healthz on either, and one SIGTERM stops both servers."""
+    port = free_port()
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), METRICS_PORT=str(port))
+    process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+    try:
+        apart = f"http://127.0.0.1:{port}"
+        assert "roombot_slack_installations" in httpx.get(apart + "/metrics", timeout=10).text
+        assert httpx.get(apart + "/healthz", timeout=10).status_code == 200
+        assert httpx.get(base + "/metrics", timeout=10).status_code == 404
+        assert httpx.get(base + "/healthz", timeout=10).status_code == 200
+        assert httpx.post(apart + "/slack/events", timeout=10).status_code == 404  # Slack's route only on PORT
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=30)[0]
+    assert process.returncode == 0 and "Traceback" not in output, output
+    with socket.socket() as sock:  # the metrics port was let go too (a listener would still refuse this bind)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
