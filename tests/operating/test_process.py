@@ -349,3 +349,16 @@ def test_metrics_on_a_port_of_their_own_leave_slacks_port(tmp_path: Path, meet: 
     with socket.socket() as sock:  # the metrics port was let go too (a listener would still refuse this bind)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
+
+
+def test_a_data_dir_it_cannot_write_stops_serve_with_one_line(tmp_path: Path, meet: FakeMeet, slack: FakeSlack) -> None:
+    """As in a container run with a read-only root and no volume at /data."""
+    taken = tmp_path / "data"
+    taken.write_text("not a folder")
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(taken), HOST="127.0.0.1", PORT=str(free_port()))
+    done = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert said[0].startswith(f"roombot: configuration error: cannot write the embedded Redis's data in {taken}/redis")
+    assert "mount a writable volume at DATA_DIR, or set REDIS_URL" in said[0]
