@@ -8,8 +8,10 @@ pre-built mrkdwn is passed as `Mrkdwn` to stay as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 _LOCALES = Path(__file__).parent / "locales"
 #: The languages the bot speaks: one per catalog on disk (English is the reference catalog).
@@ -55,6 +57,36 @@ def text(language: str, key: str, **params: object) -> str:
     template = catalog(language if language in LANGUAGES else "en")[key]
     safe = {name: value if isinstance(value, Mrkdwn) else escape(str(value)) for name, value in params.items()}
     return template.format(**safe)
+
+
+def counted(language: str, key: str, count: int, **params: object) -> str:
+    """The text of `key` for `count` things: its `key.one` form where the language's plural rule
+    puts `count` (1 in English; 0 and 1 in French), else `key`, so no text reads "1 rooms". The text
+    gets `count` as `{count}` unless `params` gives its own (a formatted number)."""
+    lang = language if language in LANGUAGES else "en"
+    singular = f"{key}.one"
+    chosen = singular if _plural_form(lang, count) == "one" and singular in catalog(lang) else key
+    return text(lang, chosen, **{"count": count, **params})
+
+
+@cache
+def _plural_rule(language: str) -> Callable[[int], str]:
+    from babel import Locale
+
+    return Locale.parse(language).plural_form
+
+
+def _plural_form(language: str, count: int) -> str:
+    return _plural_rule(language)(count)
+
+
+def zone_words(language: str, zone: ZoneInfo) -> str:
+    """A time zone as people say it: "Paris time", "heure de Paris" (not `Europe/Paris`, nor
+    babel's "heure : France")."""
+    from babel.dates import get_timezone_location
+
+    return text(language, "zone.city", city=get_timezone_location(zone, locale=language if language in LANGUAGES else "en",
+                                                                  return_city=True))
 
 
 def file_text(language: str, key: str, **params: object) -> str:

@@ -20,7 +20,7 @@ from handlers.blocks import Message, mrkdwn
 from handlers.desk.acting import account_for
 from handlers.desk.watch import watch_off, watch_on
 from handlers.dossier_links import open_button
-from handlers.i18n import Mrkdwn, text
+from handlers.i18n import Mrkdwn, counted, text
 from handlers.on_behalf import run_for, who
 from handlers.services import Services
 
@@ -60,7 +60,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     blocks: list[Block] = [HeaderBlock(text=text(lang, "desk.home.title"))]
     if not watched:
         return [*blocks, SectionBlock(text=mrkdwn(text(lang, "desk.home.not_watching")), accessory=toggle)]
-    blocks.append(SectionBlock(text=mrkdwn(text(lang, "desk.home.watching", count=len(watched))), accessory=toggle))
+    blocks.append(SectionBlock(text=mrkdwn(counted(lang, "desk.home.watching", len(watched))), accessory=toggle))
     account = await account_for(services, team)
     if account is None or services.digests is None:
         return blocks
@@ -98,9 +98,9 @@ async def _needs(services: Services, account: DossierAccount, number: int, email
                      if groups is None or group in groups)
     if not needs and not waiting:
         return None
-    parts = [text(lang, f"desk.home.{why}", count=len(needs[why])) for why in ("overdue", "due_soon", "late") if why in needs]
+    parts = [counted(lang, f"desk.home.{why}", len(needs[why])) for why in ("overdue", "due_soon", "late") if why in needs]
     if waiting:
-        parts.append(text(lang, "desk.home.unanswered", count=len(waiting)))
+        parts.append(counted(lang, "desk.home.unanswered", len(waiting)))
     line = text(lang, "desk.home.line", title=membership.title, number=number, needs=Mrkdwn(" · ".join(parts)))
     pressing = list(dict.fromkeys([*needs.get("overdue", []), *waiting, *needs.get("late", []), *needs.get("due_soon", [])]))
     return line, pressing

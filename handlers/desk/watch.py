@@ -26,7 +26,7 @@ from clients.dossiers.watch import DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.desk.acting import account_for
 from handlers.dossier_links import open_button
-from handlers.i18n import text
+from handlers.i18n import counted, text
 from handlers.on_behalf import Asker
 from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
 from handlers.services import Services
@@ -59,7 +59,8 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
     if not kept:
         return plain(text(lang, "desk.watch_none" if not numbers else "desk.watch_refused", numbers=_numbers(refused)))
     await services.watches.start(asker.team_id, asker.user_id, kept)
-    lines = [text(lang, "desk.watch_on", numbers=_numbers(kept), minutes=max(1, services.watch_seconds // 60))]
+    minutes = max(1, services.watch_seconds // 60)
+    lines = [counted(lang, "desk.watch_on", minutes, numbers=_numbers(kept), minutes=minutes)]
     if refused:
         lines.append(text(lang, "desk.watch_refused", numbers=_numbers(refused)))
     return plain("\n".join(lines))
@@ -170,7 +171,7 @@ def _news(lang: str, changes: list[DossierChange]) -> Message:
                     state=text(lang, f"desk.state.{change.state}") if change.state in STATES else change.state)
         blocks.append(SectionBlock(text=mrkdwn(said), accessory=open_button(lang, change.number)))
     if len(changes) > MOST_ITEMS:
-        blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "desk.news_more", count=len(changes) - MOST_ITEMS))]))
+        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "desk.news_more", len(changes) - MOST_ITEMS))]))
     assert len(blocks) <= MAX_BLOCKS
     return Message(text=text(lang, "desk.news_title", count=len(changes)), blocks=blocks)
 

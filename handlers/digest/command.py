@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime
+from babel.dates import format_date, format_time
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
@@ -34,7 +34,7 @@ from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import numbers_text
 from handlers.digest.post import DigestNotPosted
-from handlers.i18n import Mrkdwn, in_every_language, quoted, text
+from handlers.i18n import Mrkdwn, in_every_language, quoted, text, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 from handlers.usage import corrected
@@ -157,7 +157,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
 
 def _help(lang: str, digests: DigestJob, request: Request) -> Message:
-    usage = text(lang, "digest_cmd.help", time=digests.default_time.strftime("%H:%M"), zone=str(digests.zone))
+    usage = text(lang, "digest_cmd.help", time=digests.default_time.strftime("%H:%M"), zone=zone_words(lang, digests.zone))
     if request.problem is None:
         return plain(usage)
     key, values = request.problem
@@ -209,12 +209,12 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         followed += " " + text(lang, "digest_cmd.group", group=label)
     await _announce(client, where, [
         *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=Mrkdwn(followed),
-                time=at.strftime("%H:%M"), zone=str(digests.zone))] if accepted else []),
+                time=at.strftime("%H:%M"), zone=zone_words(lang, digests.zone))] if accepted else []),
         *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=at.strftime("%H:%M"),
-                before=current.at.strftime("%H:%M"), zone=str(digests.zone))] if changed_hour and current else []),
+                before=current.at.strftime("%H:%M"), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
     ])
     done = text(lang, "digest_cmd.subscribed", demarches=numbers_text(subscription.demarches), time=at.strftime("%H:%M"),
-                zone=str(digests.zone), next=_next_run(subscription, digests.zone, lang))
+                zone=zone_words(lang, digests.zone), next=_next_run(subscription, digests.zone, lang))
     return plain("\n".join([done, *refused]))
 
 
@@ -277,16 +277,17 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
         if await _may_change(digests, current, number, where):
             stopped.append(number)
         else:
-            refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(current.set_up_by(number))))
+            refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(lang, current.set_up_by(number))))
     if not stopped:
         return plain("\n".join(refused))
     left = current.without(set(stopped))
     await digests.subscriptions.save(left)
     await digests.forget_unfollowed(set(stopped))
     setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
-    await _announce(client, where, [text(lang, "digest_cmd.announce_stop", person=Mrkdwn(f"<@{where.user}>"),
-                                         demarches=numbers_text(tuple(stopped)),
-                                         setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters)) or "—"))])
+    # who set them up is named only when it was someone else, and known
+    await _announce(client, where, [text(lang, "digest_cmd.announce_stop" if setters else "digest_cmd.announce_stop_own",
+                                         person=Mrkdwn(f"<@{where.user}>"), demarches=numbers_text(tuple(stopped)),
+                                         setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters))))])
     lines = [text(lang, "digest_cmd.unsubscribed", demarches=numbers_text(tuple(stopped)))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
@@ -315,13 +316,13 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
             entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
         followed = ", ".join(entries)
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
-                          zone=str(digests.zone), next=_next_run(mine, digests.zone, lang)))
+                          zone=zone_words(lang, digests.zone), next=_next_run(mine, digests.zone, lang)))
         if mine.paused:
             lines.append(text(lang, "digest_cmd.paused", reason=refusals.reason(lang, mine.paused)))
     operators = digests.operators
     if operators is not None and operators.channel == channel:
         lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),
-                          time=operators.at.strftime("%H:%M"), zone=str(digests.zone)))
+                          time=operators.at.strftime("%H:%M"), zone=zone_words(lang, digests.zone)))
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
@@ -348,6 +349,8 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
         return plain(text(lang, "digest_cmd.force_refused"))
     if await digests.asked_today(day, where.user) > NOW_PER_DAY:
         return plain(text(lang, "digest_cmd.now_limit", most=NOW_PER_DAY))
+    if not force and await digests.store.is_posted(day, subscription.place):  # said at once, not after "counting…"
+        return plain(text(lang, "digest_cmd.already"))
     await respond(**plain(text(lang, "digest_cmd.started")).payload(response_type="ephemeral"))
     try:
         outcome = await digests.run(day, subscription=subscription, force=force)
@@ -376,8 +379,8 @@ async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Messa
     return None
 
 
-def _person(user: str) -> Mrkdwn:
-    return Mrkdwn(f"<@{user}>") if user else Mrkdwn("—")
+def _person(lang: str, user: str) -> Mrkdwn:
+    return Mrkdwn(f"<@{user}>") if user else Mrkdwn(text(lang, "digest_cmd.someone_else"))  # set up before setters were kept
 
 
 def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:
@@ -385,4 +388,4 @@ def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:
     due = dt.datetime.combine(now.date(), subscription.at, tzinfo=zone)
     if due <= now:
         due = dt.datetime.combine(now.date() + dt.timedelta(days=1), subscription.at, tzinfo=zone)
-    return format_datetime(due, format="medium", tzinfo=zone, locale=lang)
+    return f"{format_date(due, 'full', locale=lang)}, {format_time(due, 'short', locale=lang)}"  # no seconds

@@ -20,7 +20,7 @@ from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.records import DECIDED, Needs
 from clients.dossiers.service import STATES
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
-from handlers.i18n import Mrkdwn, text
+from handlers.i18n import Mrkdwn, counted, text
 
 BARS = "▁▂▃▄▅▆▇█"
 SHOW_NEEDS = "digest_show_needs"
@@ -91,7 +91,7 @@ def _show_button(lang: str, line: DigestLine) -> ButtonElement | None:
 
 def _line(lang: str, line: DigestLine) -> str:
     counts, previous = line.counts, line.previous
-    total = text(lang, "digest.total", total=Mrkdwn(_number(counts.total, lang)))
+    total = counted(lang, "digest.total", counts.total, total=Mrkdwn(_number(counts.total, lang)))
     if previous is not None:
         total += " " + text(lang, "digest.change", delta=_delta(counts.total - previous.total, lang),
                             deposited=Mrkdwn(_number(counts.deposited_since, lang)))

@@ -16,7 +16,7 @@ from slack_sdk.models.views import View
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import MAX_BLOCKS, Message, join_button, mrkdwn
-from handlers.i18n import text
+from handlers.i18n import counted, text
 from handlers.rooms.messages import room_entry, room_link
 
 HOME_NEW_ROOM = "home_new_room"
@@ -65,7 +65,9 @@ def _new_room_control(lang: str, levels: list[AccessLevel]) -> ActionsBlock:
 def _rooms(lang: str, rooms: RoomPage, recent: list[Room], site: str) -> list[Block]:
     if not rooms.results and not recent:
         return [SectionBlock(text=mrkdwn(text(lang, "list.empty")))]
-    summary = text(lang, "home.summary", count=rooms.count, shown=len(rooms.results))
+    shown = len(rooms.results)
+    summary = (counted(lang, "home.summary_all", rooms.count) if shown >= rooms.count
+               else text(lang, "home.summary", count=rooms.count, shown=shown))
     blocks: list[Block] = [ContextBlock(elements=[mrkdwn(summary)])]
     recent_ids = {room.id for room in recent}
     ordered = recent + [room for room in rooms.results if room.id not in recent_ids]

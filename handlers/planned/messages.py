@@ -3,14 +3,16 @@ invitations carry, the reminder Slack delivers, and the notes to the owner."""
 
 from __future__ import annotations
 
+import datetime as dt
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.dates import format_date, format_time, get_timezone_location
+from babel.dates import format_date, format_time
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
     ConfirmObject,
+    ContextBlock,
     DateTimePickerElement,
     HeaderBlock,
     InputBlock,
@@ -22,7 +24,7 @@ from slack_sdk.models.views import View
 from clients.meetings import Meeting
 from handlers import refusals
 from handlers.blocks import Message, join_button, mrkdwn
-from handlers.i18n import Mrkdwn, escape, text
+from handlers.i18n import Mrkdwn, counted, escape, text, zone_words
 from handlers.planned.when import Problem
 
 
@@ -35,11 +37,11 @@ def zone_named(name: str | None, default: str) -> ZoneInfo:
 
 
 def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
-    """`jeudi 3 décembre 2026, 14:30–15:30 (heure : France)`, in the reader's zone and language;
+    """`jeudi 3 décembre 2026, 14:30–15:30 (heure de Paris)`, in the reader's zone and language;
     a weekly meeting says so."""
     start, end = meeting.start.astimezone(zone), meeting.end.astimezone(zone)
     hours = f"{format_time(start, 'short', locale=lang)}–{format_time(end, 'short', locale=lang)}"
-    place = get_timezone_location(zone, locale=lang)
+    place = zone_words(lang, zone)
     day = format_date(start, "full", locale=lang)
     if meeting.weekly:
         return text(lang, "plan.when_weekly", weekday=format_date(start, "EEEE", locale=lang), hours=hours, zone=place, day=day)
@@ -63,7 +65,7 @@ def when_line(lang: str, meeting: Meeting, zone: ZoneInfo) -> Mrkdwn:
 
 def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Message:
     """What Slack delivers `minutes` before the start, with the Join button."""
-    words = text(lang, "plan.reminder", topic=topic_of(lang, meeting), minutes=minutes,
+    words = counted(lang, "plan.reminder", minutes, topic=topic_of(lang, meeting), minutes=minutes,
                  at=format_time(meeting.start.astimezone(zone), "short", locale=lang))
     blocks: list[Block] = [SectionBlock(text=mrkdwn(words))]
     if meeting.room_url:
@@ -83,7 +85,8 @@ _SAID = frozenset({"restricted_too_many", "time_too_far", "time_in_past", "not_i
 
 
 def problem_words(lang: str, problem: Problem) -> str:
-    return text(lang, problem.key, **problem.params)
+    return text(lang, problem.key, **{name: format_date(value, "full", locale=lang) if isinstance(value, dt.date) else value
+                                      for name, value in problem.params.items()})
 
 
 CANCEL = "room_cancel"
@@ -112,6 +115,8 @@ def upcoming_blocks(lang: str, zone: ZoneInfo, meetings: list[Meeting], viewer: 
                                       confirm=text(lang, "plan.cancel"), deny=text(lang, "plan.keep"), style="danger")))
         if buttons:
             blocks.append(ActionsBlock(elements=buttons))
+    if len(meetings) > MOST_UPCOMING:  # the rest come as these pass: say they exist
+        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "plan.upcoming_more", len(meetings) - MOST_UPCOMING))]))
     return blocks
 
 

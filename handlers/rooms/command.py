@@ -94,14 +94,15 @@ def parse_new(rest: str) -> New | Help:
     channels = _CHANNEL.findall(rest)
     found = when.read(_CHANNEL.sub(" ", _PERSON.sub(" ", rest)))
     if isinstance(found, when.Problem):
-        return Help(found.key, {name: quoted(value) for name, value in found.params.items()})
+        return Help(found.key, {name: quoted(str(value)) for name, value in found.params.items()})  # words only: no day yet
     words = found.rest
     if len(words) > 1 or len(channels) > 1:
         return Help("usage.unknown", {"words": quoted(("new " + rest.strip()).strip())})
     level = None
     if words:
         if words[0].lower() not in AccessLevel.__members__.values():
-            return Help("usage.bad_level", {"level": quoted(words[0])})
+            # beside a time, an unknown word is a day the reader did not take (`à 14h30 hier`)
+            return Help("when.bad_day" if found.plan else "usage.bad_level", {"words" if found.plan else "level": quoted(words[0])})
         level = AccessLevel(words[0].lower())
     return New(level, people, channels[0] if channels else None, found.plan)
 

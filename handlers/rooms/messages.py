@@ -16,7 +16,7 @@ from slack_sdk.models.blocks import (
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn, mrkdwn
-from handlers.i18n import Mrkdwn, escape, text
+from handlers.i18n import Mrkdwn, counted, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"
 ACTION_SEND_DM = "room_send_dm"
@@ -92,7 +92,7 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
     if (rooms.count == 0 or not rooms.results) and not latest:
         return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=mrkdwn(text(lang, "list.empty")))])
     size = rooms.page_size()
-    summary = text(lang, "list.summary", count=rooms.count, page=page, pages=max(page, math.ceil(rooms.count / size)))
+    summary = counted(lang, "list.summary", rooms.count, page=page, pages=max(page, math.ceil(rooms.count / size)))
     blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[mrkdwn(summary)])]
     shown = {room.id for room in latest}
     entries = (latest if page == 1 else []) + [room for room in rooms.results if room.id not in shown]
@@ -100,7 +100,7 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
         details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
         blocks.append(room_entry(lang, room, site, details))
     if latest and page == 1:
-        blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "list.order", latest=len(latest)))]))
+        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "list.order", len(latest), latest=len(latest)))]))
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))
