@@ -7,7 +7,6 @@ words, the stack) go to the log under a short reference the person can quote.
 from __future__ import annotations
 
 import logging
-import re
 import secrets
 from dataclasses import dataclass
 
@@ -21,7 +20,6 @@ from handlers.profiles import ProfileProblem
 log = logging.getLogger(__name__)
 
 #: the service's own id of a room (a UUID), which a person never sees nor types
-_INTERNAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 
 COMMANDS = Counter(
     "roombot_commands_total",
@@ -66,7 +64,7 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
             return say("user_error", "error.not_your_room")
         case errors.PageNotFound(page=page):
             return say("user_error", "error.page_not_found", page=page)
-        case errors.RoomNotFound(ref=ref) if _INTERNAL_ID.fullmatch(ref or ""):  # a button's: the person never typed it
+        case errors.RoomGone():  # a button's id: the person never typed it, so it is not repeated
             return say("user_error", "error.room_gone")
         case errors.RoomNotFound(ref=ref):
             return say("user_error", "error.room_not_found", ref=quoted(ref))

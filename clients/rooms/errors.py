@@ -89,6 +89,10 @@ class RoomNotFound(RoomServiceError):
         self.ref = ref
 
 
+class RoomGone(RoomNotFound):
+    """A room a button named (so it existed) is no longer on the service."""
+
+
 class PageNotFound(RoomServiceError):
     """404 'Invalid page.' on a page past the last one."""
 

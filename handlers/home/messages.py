@@ -66,7 +66,7 @@ def _rooms(lang: str, rooms: RoomPage, recent: list[Room], site: str) -> list[Bl
     if not rooms.results and not recent:
         return [SectionBlock(text=mrkdwn(text(lang, "list.empty")))]
     shown = len(rooms.results)
-    summary = (counted(lang, "home.summary_all", rooms.count) if shown >= rooms.count
+    summary = (counted(lang, "home.summary_all", rooms.count) if not 0 < shown < rooms.count
                else text(lang, "home.summary", count=rooms.count, shown=shown))
     blocks: list[Block] = [ContextBlock(elements=[mrkdwn(summary)])]
     recent_ids = {room.id for room in recent}

@@ -9,7 +9,8 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers.blocks import ACTION_OPEN
+from clients.rooms.errors import RoomGone, RoomNotFound
+from handlers.blocks import ACTION_OPEN, Message
 from handlers.on_behalf import reply_for, who
 from handlers.rooms.command import List, Show, answer, page_number
 from handlers.rooms.messages import ACTION_LIST_PAGE, ACTION_SHOW
@@ -20,8 +21,14 @@ def register(app: AsyncApp, services: Services) -> None:
     async def show_room(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         request = Show(ref=action.get("value", ""), room_id=action.get("value", ""))
-        await reply_for(services, client, respond, who(body), name="show",
-                        work=lambda email, lang: answer(services, request, email, lang))
+
+        async def details(email: str, lang: str) -> Message:
+            try:
+                return await answer(services, request, email, lang)
+            except RoomNotFound as error:  # the button's room existed: it was deleted since
+                raise RoomGone(str(error), error.ref) from None
+
+        await reply_for(services, client, respond, who(body), name="show", work=details)
 
     async def list_page(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()

@@ -29,7 +29,7 @@ async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
     ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
     ds.add_demarche(102, "Permis", dossiers=5, admins=(ALICE,))
     said = await digest(digest_bot, "subscribe 101 102 at 08:30")
-    assert "digest of n° 101, n° 102 every day at 08:30 (Europe/Paris)" in said and "Next one:" in said
+    assert "digest of n° 101, n° 102 every day at 08:30 (Paris time)" in said and "Next one:" in said
     assert "follows n° 101 (set up by <@U0ALICE>), n° 102 (set up by <@U0ALICE>), every day at 08:30" in await digest(digest_bot, "list")
     assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101")
     said = await digest(digest_bot, "unsubscribe 102")

@@ -150,7 +150,7 @@ async def test_room_list_shows_the_rooms_made_lately_first_and_says_how_the_rest
     listed = await bot.reply("list")
     entries = [b["text"]["text"] for b in listed["blocks"] if b["type"] == "section"]
     assert room["slug"] in entries[0]  # not on the service's page 1, shown first all the same
-    assert "The first 1 are the rooms you made lately; the others come in the order the room service keeps them" in text_of(listed)
+    assert "The first is the room you made lately; the others come in the order the room service keeps them" in text_of(listed)
     second = await bot.reply("list 2")
     assert "made lately" not in text_of(second)  # only page 1 leads with them
 
