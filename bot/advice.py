@@ -12,7 +12,6 @@ import re
 from urllib.parse import urlsplit
 
 import redis.exceptions
-from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from clients.dossiers import errors as dossier_errors
@@ -140,6 +139,8 @@ def redis_problem(error: BaseException, settings: Settings) -> str:
 
 
 def slack(error: BaseException, settings: Settings) -> str:
+    from slack_sdk.errors import SlackApiError  # here: the digest's dry run never talks to Slack
+
     if isinstance(error, SlackApiError):
         code = error.response.get("error")
         if code in ("invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"):

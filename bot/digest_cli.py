@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo
 from babel.dates import format_date, format_time
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot import advice
 from bot.config import Settings
@@ -72,9 +71,10 @@ async def run_digest_command(
 
 
 def _from_slack(error: Exception) -> bool:
-    """What posting meets when Slack cannot be reached or refuses the token (aiohttp is loaded
-    only by a real run: a dry run stays quick)."""
+    """What posting meets when Slack cannot be reached or refuses the token (aiohttp and slack_sdk
+    are loaded only by a real run: a dry run stays quick)."""
     import aiohttp
+    from slack_sdk.errors import SlackApiError, SlackClientError
 
     return isinstance(error, (OSError, TimeoutError, aiohttp.ClientError, SlackApiError, SlackClientError))
 

@@ -25,13 +25,16 @@ from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.json_cache import JsonCache
 from clients.redis_keys import digest as hashed
-from clients.rooms.service import RoomService
 from handlers.digest.job import DigestConfig, DigestJob
 
 if TYPE_CHECKING:
+    from clients.rooms.service import RoomService
     from handlers.workspaces import Workspaces
 
 def room_service(settings: Settings) -> RoomService:
+    # imported here: its transport (aiohttp, 0.15 s) is not for the digest's command line
+    from clients.rooms.service import RoomService
+
     assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
     return RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
 
