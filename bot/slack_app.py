@@ -47,13 +47,13 @@ from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
+from handlers.core.meeting_changes import WeeklyMeetings
 from handlers.desk.buttons import VIEW_SECONDS
 from handlers.desk.watch import Watching
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
 from handlers.on_behalf import workspace_of
-from handlers.planned.changes import WeeklyMeetings
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
 
@@ -120,7 +120,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         digests=digests,
         dossier_site=_origin(str(settings.ds_api_url)),
     )
-    register_listeners(app, services)
+    register_listeners(app, services, digests)
     responses.register(app, http)
     pending = PendingAcks()
     ack_first.register(app, pending)

@@ -43,9 +43,18 @@ def catalog(language: str) -> dict[str, str]:
         return {str(message.id): str(message.string) for message in read_po(po) if message.id and message.string}
 
 
-def in_every_language(key: str) -> frozenset[str]:
-    """The text of `key` in every catalog: words a person may type in any language the bot speaks."""
-    return frozenset(catalog(language)[key].lower() for language in LANGUAGES if key in catalog(language))
+@cache
+def typed(key: str) -> frozenset[str]:
+    """The words people may type for `key` (a `typed.*` text: alternatives between `|`), in every
+    language the bot speaks: whoever writes in any of them is understood, whatever their Slack
+    language. A new catalog brings its own words."""
+    return frozenset(word.strip().lower() for language in LANGUAGES for word in catalog(language).get(key, "").split("|")
+                     if word.strip())
+
+
+def shown_word(language: str, key: str) -> str:
+    """The word of `key` the help shows in `language`: the first of its alternatives."""
+    return catalog(language if language in LANGUAGES else "en")[key].split("|")[0].strip()
 
 
 def quoted(words: str, most: int = 80) -> str:

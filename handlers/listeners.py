@@ -8,6 +8,7 @@ from handlers.desk import command as desk_command
 from handlers.desk import mine as desk_home
 from handlers.digest import command as digest_command
 from handlers.digest import needs as digest_needs
+from handlers.digest.job import DigestJob
 from handlers.home import settings as home_settings
 from handlers.home import tab as home_tab
 from handlers.home import upcoming as home_upcoming
@@ -20,7 +21,7 @@ from handlers.services import Services
 from handlers.sharing import buttons as sharing_buttons
 
 
-def register_listeners(app: AsyncApp, services: Services) -> None:
+def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
     request_ids.register(app)  # first: every later log line of the request carries its id
     room_command.register(app, services)
     room_buttons.register(app, services)
@@ -32,8 +33,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     home_upcoming.register(app, services)
     home_settings.register(app, services)
     room_previews.register(app, services)
-    digest_command.register(app, services)
-    digest_needs.register(app, services)
+    digest_command.register(app, services, digests)
+    digest_needs.register(app, services, digests)
     desk_command.register(app, services)
     desk_buttons.register(app, services)
     desk_home.register(app, services)

@@ -4,23 +4,42 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.accounts import DossierAccount, DossierAccounts
+from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
 from handlers.blocks import Message
-from handlers.digest.job import DigestJob
 from handlers.workspaces import Workspaces
 
 #: a section a feature adds to a person's Home tab: its blocks for (team, user, e-mail, language)
 HomeSection = Callable[[str, str, str, str], Awaitable[list[Block]]]
 #: publishes a person's Home tab again, with a line saying what a button just did
 HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[None]]
+
+
+class Dossiers(Protocol):
+    """What features other than the digest use of the dossier service's side of the bot (the
+    digest job is the one that has it): which token reads for a workspace, the store of those
+    tokens, what channels follow, and after how many days a dossier waits too long."""
+
+    @property
+    def accounts(self) -> DossierAccounts | None: ...
+
+    @property
+    def subscriptions(self) -> Subscriptions: ...
+
+    @property
+    def late_days(self) -> int: ...
+
+    async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None: ...
 
 
 @dataclass
@@ -53,7 +72,7 @@ class Services:
     watches: Watches
     watch_seconds: int
     home: Home = field(default_factory=Home)
-    # the digest job, when a dossier-service token is configured
-    digests: DigestJob | None = None
+    # the dossier service's side, when a dossier-service token is configured (the digest job)
+    digests: Dossiers | None = None
     # the dossier service's web origin (from DS_API_URL): its dossier links get previews, cards link there
     dossier_site: str | None = None

@@ -75,3 +75,46 @@ def test_the_circle_finder_finds_a_type_only_loop_like_the_one_there_was():
     assert circles({"handlers.services": {"handlers.digest_command"}, "handlers.digest_command": {"handlers.services"},
                     "bot.wiring": {"handlers.services"}}) == ["handlers.services → handlers.digest_command → handlers.services"]
     assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+#: what several features share lives in these packages, below every feature
+SHARED_PACKAGES = {"core"}
+
+
+def features() -> set[str]:
+    return {path.parent.name for path in (ROOT / "handlers").glob("*/__init__.py")} - SHARED_PACKAGES
+
+
+def feature_imports(graph: dict[str, set[str]]) -> list[str]:
+    """`a imports b` for each module of a feature (or of the shared core) that names another
+    feature's module."""
+    wrong = []
+    for module, named in graph.items():
+        parts = module.split(".")
+        if parts[0] != "handlers" or len(parts) < 3:
+            continue
+        mine = parts[1]
+        for target in sorted(named):
+            theirs = target.split(".")
+            if theirs[0] == "handlers" and len(theirs) > 2 and theirs[1] in features() and theirs[1] != mine:
+                wrong.append(f"{module} imports {target}")
+    return wrong
+
+
+def test_a_feature_imports_no_other_feature_and_the_core_none():
+    """Features are leaves: what two of them need goes below them (handlers/core, or handlers/ itself);
+    only handlers/listeners.py, which registers them all, names them."""
+    assert len(features()) >= 8
+    assert feature_imports(imports()) == []
+
+
+def test_the_feature_rule_catches_a_feature_importing_another():
+    graph = {"handlers.rooms.command": {"handlers.sharing.messages", "handlers.core.room_messages", "handlers.i18n"},
+             "handlers.core.creation": {"handlers.new_room.messages"}, "handlers.listeners": {"handlers.rooms.command"}}
+    assert feature_imports(graph) == ["handlers.rooms.command imports handlers.sharing.messages",
+                                      "handlers.core.creation imports handlers.new_room.messages"]
+
+
+def test_handlers_keeps_at_most_twelve_modules_at_its_top():
+    top = sorted(path.name for path in (ROOT / "handlers").glob("*.py") if path.name != "__init__.py")
+    assert len(top) <= 12, top

@@ -23,8 +23,8 @@ from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.desk import Act, Seen
 from clients.dossiers.service import STATES
 from handlers.blocks import Message, link_mrkdwn, plain
+from handlers.core.dossier_links import dossier_url
 from handlers.desk.card import card_message
-from handlers.dossier_links import dossier_url
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker
 from handlers.services import Services

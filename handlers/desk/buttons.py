@@ -13,6 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
 from handlers.blocks import Message
+from handlers.core.dossier_links import OPEN_DOSSIER
 from handlers.desk.acting import Asked, Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
@@ -24,7 +25,6 @@ from handlers.desk.modals import (
     named,
     words_of,
 )
-from handlers.dossier_links import OPEN_DOSSIER
 from handlers.i18n import text
 from handlers.on_behalf import Asker, language_quickly, reply_privately, respond_ok, run_for, who
 from handlers.responses import KeptAliveRespond

@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmO
 from clients.dossiers.desk import Act, DossierCard, Seen
 from clients.dossiers.service import STATES
 from handlers.blocks import Message, link_mrkdwn, mrkdwn
-from handlers.dossier_links import dossier_url
+from handlers.core.dossier_links import dossier_url
 from handlers.i18n import Mrkdwn, text
 
 #: each act's button, by its action id; Follow shows "Unfollow" when the person follows it

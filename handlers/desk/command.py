@@ -10,14 +10,14 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
+from handlers.core.dossier_links import read_dossier_link
+from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.desk.acting import look_up
 from handlers.desk.watch import watch_off, watch_on
-from handlers.dossier_links import read_dossier_link
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, reply_for, workspace_of
 from handlers.services import Services
-from handlers.usage import corrected
 
 VERBS = ("watch", "help")
 

@@ -17,9 +17,9 @@ from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.records import needing
 from handlers.blocks import Message, mrkdwn
+from handlers.core.dossier_links import open_button
 from handlers.desk.acting import account_for
 from handlers.desk.watch import watch_off, watch_on
-from handlers.dossier_links import open_button
 from handlers.i18n import Mrkdwn, counted, text
 from handlers.on_behalf import run_for, who
 from handlers.services import Services
@@ -64,7 +64,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     account = await account_for(services, team)
     if account is None or services.digests is None:
         return blocks
-    late_days = services.digests.config.late_days
+    late_days = services.digests.late_days
     lines = 0
     for number in watched[:MOST_DEMARCHES]:
         found = await _needs(services, account, number, email, lang, late_days)

@@ -24,8 +24,8 @@ from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.service import STATES
 from clients.dossiers.watch import DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
+from handlers.core.dossier_links import open_button
 from handlers.desk.acting import account_for
-from handlers.dossier_links import open_button
 from handlers.i18n import counted, text
 from handlers.on_behalf import Asker
 from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email

@@ -28,16 +28,16 @@ from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription
-from handlers import refusals
 from handlers.blocks import Message, plain
+from handlers.core import slack_refusals
+from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import numbers_text
 from handlers.digest.post import DigestNotPosted
-from handlers.i18n import Mrkdwn, in_every_language, quoted, text, zone_words
+from handlers.i18n import Mrkdwn, quoted, text, typed, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
-from handlers.usage import corrected
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,6 @@ class Request:
 
 
 VERBS = ("subscribe", "unsubscribe", "list", "now", "help")
-GROUP_WORDS = ("group", "groupe")
 
 
 def parse(command_text: str) -> Request:
@@ -69,7 +68,7 @@ def parse(command_text: str) -> Request:
     rest = words[1:]
     if verb in ("subscribe", "unsubscribe"):
         at = None
-        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in in_every_language("digest_cmd.at_word"):
+        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in typed("typed.at"):
             if not _AT.match(rest[-1]):
                 return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
             hours, minutes = (int(part) for part in rest[-1].split(":"))
@@ -78,8 +77,8 @@ def parse(command_text: str) -> Request:
             at, rest = dt.time(hours, minutes), rest[:-2]
         group = None
         words = [word.lower() for word in rest]
-        if verb == "subscribe" and any(word in GROUP_WORDS for word in words):
-            index = next(i for i, word in enumerate(words) if word in GROUP_WORDS)
+        if verb == "subscribe" and any(word in typed("typed.group") for word in words):
+            index = next(i for i, word in enumerate(words) if word in typed("typed.group"))
             after = rest[index + 1] if index + 1 < len(rest) else ""
             if not _is_number(after):
                 return Request(verb, problem=("digest_cmd.bad_group", {"words": quoted(after or words[index], 20)}))
@@ -119,7 +118,8 @@ class Where:
     account: DossierAccount  # the token that reads for it
 
 
-def register(app: AsyncApp, services: Services) -> None:
+def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
+    """`digests`: the digest job, when a dossier-service token is configured."""
     async def digest_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         await ack()
         if not await first_delivery(services, command):
@@ -130,7 +130,6 @@ def register(app: AsyncApp, services: Services) -> None:
         private_chat = str(command.get("channel_name", "")) == "directmessage" or str(command.get("channel_name", "")).startswith("mpdm-")
 
         async def work(email: str, lang: str) -> Message | None:
-            digests = services.digests
             if digests is None:
                 return plain(text(lang, "digest_cmd.off"))
             if request.problem is not None or request.verb == "help":
@@ -318,7 +317,7 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
                           zone=zone_words(lang, digests.zone), next=_next_run(mine, digests.zone, lang)))
         if mine.paused:
-            lines.append(text(lang, "digest_cmd.paused", reason=refusals.reason(lang, mine.paused)))
+            lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
     operators = digests.operators
     if operators is not None and operators.channel == channel:
         lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),

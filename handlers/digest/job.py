@@ -26,8 +26,8 @@ from clients.dossiers.records import Counted, Needs
 from clients.dossiers.service import STATES
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
-from handlers import refusals
 from handlers.blocks import plain
+from handlers.core import slack_refusals
 from handlers.digest.chart import alt_text, by_state, render
 from handlers.digest.hours import due_day
 from handlers.digest.messages import (
@@ -198,6 +198,10 @@ class DigestJob:
         return self.store.subscriptions
 
     @property
+    def late_days(self) -> int:
+        return self.config.late_days
+
+    @property
     def default_time(self) -> dt.time:
         return self.config.at
 
@@ -324,7 +328,7 @@ class DigestJob:
             info = (await slack.conversations_info(channel=channel)).get("channel") or {}
         except SlackApiError as error:
             code = str(error.response.get("error"))
-            return code if code in refusals.CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
+            return code if code in slack_refusals.CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
         except Exception:  # Slack unreachable now: the post will tell
             return None
         if info.get("is_archived"):
@@ -358,7 +362,7 @@ class DigestJob:
         await self.subscriptions.save(replace(current, paused=code))
         log.warning("digest of %s paused: Slack said %s", sub.channel, code)
         told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"), demarches=numbers_text(current.demarches),
-                    reason=refusals.reason(lang, code), first=current.demarches[0])
+                    reason=slack_refusals.reason(lang, code), first=current.demarches[0])
         for person in dict.fromkeys(f.by for f in current.follows if f.by):
             try:
                 await slack.chat_postMessage(channel=person, **plain(told).payload())

@@ -15,8 +15,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.dossiers.errors import DossierServiceError
 from clients.dossiers.records import needing
 from handlers.blocks import Message, mrkdwn, plain
+from handlers.core.dossier_links import open_button
+from handlers.digest.job import DigestJob
 from handlers.digest.messages import SHOW_NEEDS
-from handlers.dossier_links import open_button
 from handlers.i18n import text
 from handlers.on_behalf import reply_privately, run_for, who
 from handlers.services import Services
@@ -24,7 +25,8 @@ from handlers.services import Services
 MOST_SHOWN = 25  # buttons; the rest is counted
 
 
-def register(app: AsyncApp, services: Services) -> None:
+def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
+    """`digests`: the digest job, when a dossier-service token is configured."""
     async def show(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
                    respond: AsyncRespond) -> None:
         await ack()
@@ -34,7 +36,6 @@ def register(app: AsyncApp, services: Services) -> None:
         asker = who(body)
 
         async def work(email: str, lang: str) -> Message:
-            digests = services.digests
             account = await digests.account(asker.team_id, await services.workspaces.enterprise_of(asker.team_id)) if digests else None
             if digests is None or account is None:
                 return plain(text(lang, "digest_cmd.no_token_here"))

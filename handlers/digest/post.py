@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from slack_sdk.errors import SlackApiError
 
 from handlers.blocks import Message
-from handlers.refusals import CHANNEL_REFUSALS
+from handlers.core.slack_refusals import CHANNEL_REFUSALS
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient

@@ -16,11 +16,10 @@ from slack_sdk.models.views import View
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import MAX_BLOCKS, Message, join_button, mrkdwn
+from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS, room_entry, room_link
 from handlers.i18n import counted, text
-from handlers.rooms.messages import room_entry, room_link
 
 HOME_NEW_ROOM = "home_new_room"
-HOME_NEW_ROOM_OPTIONS = "home_new_room_options"
 MAX_VIEW_BLOCKS = 100
 
 

@@ -13,14 +13,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import Message, plain
+from handlers.core.meeting_messages import upcoming_blocks, zone_named
+from handlers.core.room_messages import room_message
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.home.settings_view import settings_blocks
 from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, run_for, who, workspace_of
-from handlers.planned.messages import upcoming_blocks, zone_named
 from handlers.profiles import profile_or_none
-from handlers.rooms.messages import room_message
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

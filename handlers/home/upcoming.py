@@ -14,11 +14,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.meetings import Meeting
 from clients.rooms.models import Room
 from handlers.blocks import Message, plain
-from handlers.home.tab import publish_home
-from handlers.i18n import Mrkdwn, text
-from handlers.on_behalf import Asker, language_quickly, run_for, who
-from handlers.planned.changes import cancel, move
-from handlers.planned.messages import (
+from handlers.core.meeting_changes import cancel, move
+from handlers.core.meeting_messages import (
     CANCEL,
     RESCHEDULE,
     RESCHEDULE_MODAL,
@@ -29,8 +26,11 @@ from handlers.planned.messages import (
     reschedule_modal,
     topic_of,
 )
-from handlers.planned.reminders import Place
-from handlers.planned.when import start_problem
+from handlers.core.reminders import Place
+from handlers.core.when import start_problem
+from handlers.home.tab import publish_home
+from handlers.i18n import Mrkdwn, text
+from handlers.on_behalf import Asker, language_quickly, run_for, who
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

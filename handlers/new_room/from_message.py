@@ -9,13 +9,13 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers import refusals
 from handlers.blocks import Message, plain
+from handlers.core import slack_refusals
+from handlers.core.invitations import ALREADY, post_invitation
+from handlers.core.room_messages import room_message
 from handlers.i18n import text
 from handlers.on_behalf import channel_of, reply_for, who
-from handlers.rooms.messages import room_message
 from handlers.services import Services
-from handlers.sharing.invitations import ALREADY, post_invitation
 
 FROM_MESSAGE_SHORTCUT = "room_from_message"
 CLICK_WINDOW = 600  # a second click within this makes no second room
@@ -39,7 +39,8 @@ def register(app: AsyncApp, services: Services) -> None:
                 return None
             await services.once.release("share", room.id, channel)
             shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
-            said = text(lang, "new.thread_not_postable", reason=refusals.reason(lang, refused), advice=refusals.advice(lang, refused))
+            said = text(lang, "new.thread_not_postable", reason=slack_refusals.reason(lang, refused),
+                        advice=slack_refusals.advice(lang, refused))
             return Message(text=shown.text, blocks=[*plain(said).blocks, *shown.blocks])
 
         await reply_for(services, client, respond, asker, name="from_message", work=work)

@@ -3,7 +3,6 @@ how its answers and the service's field errors map onto each other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -20,6 +19,7 @@ from slack_sdk.models.views import View
 
 from clients.rooms.models import PUBLISH_SOURCES, AccessLevel
 from handlers.blocks import Message
+from handlers.core.creation import Choice
 from handlers.i18n import text
 
 NEW_ROOM_MODAL = "room_new_modal"
@@ -29,16 +29,6 @@ EVERYONE_CAN_MUTE = "everyone_can_mute"
 MOST_TOPIC = 150
 
 
-@dataclass(frozen=True)
-class Choice:
-    """What the person asked for in the modal."""
-
-    level: AccessLevel | None
-    configuration: dict[str, Any] | None
-    post_in: str | None
-    starts_at: str | None = None  # the picker's Unix time, unchecked; None: a room for now
-    topic: str = ""
-    weekly: bool = False
 
 
 def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:

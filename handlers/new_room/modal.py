@@ -18,14 +18,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.errors import RoomRejected
 from clients.rooms.models import Room
 from handlers.blocks import Message
-from handlers.home.messages import HOME_NEW_ROOM_OPTIONS
+from handlers.core.creation import Choice, deliver_new_room
+from handlers.core.meeting_messages import problem_words
+from handlers.core.planning import Planning, make_planned, owner_zone
+from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS
+from handlers.core.when import DEFAULT_MINUTES, start_problem
 from handlers.i18n import text
-from handlers.new_room.invite import deliver_new_room
-from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, Choice, field_errors, new_room_modal, read_choice
+from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, field_errors, new_room_modal, read_choice
 from handlers.on_behalf import Asker, language_quickly, run_for, who
-from handlers.planned.messages import problem_words
-from handlers.planned.plan import Planning, make_planned, owner_zone
-from handlers.planned.when import DEFAULT_MINUTES, start_problem
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

@@ -12,10 +12,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room
 from handlers.blocks import Message, plain
+from handlers.core.room_messages import room_link
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of
-from handlers.rooms.messages import room_link
 from handlers.services import Services
 
 CREATE_ROOM_FUNCTION = "create_room"

@@ -24,13 +24,13 @@ from clients.dossiers.previews import DossierFacts
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
 from handlers.blocks import join_button, mrkdwn
+from handlers.core.dossier_links import read_dossier_link
+from handlers.core.room_messages import room_details
+from handlers.core.room_refs import read_room_ref
 from handlers.dedupe import first_delivery
-from handlers.dossier_links import read_dossier_link
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of
 from handlers.previews.dossiers import dossier_preview
-from handlers.rooms.messages import room_details
-from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomGone, RoomNotFound
 from handlers.blocks import ACTION_OPEN, Message
+from handlers.core.room_messages import ACTION_LIST_PAGE, ACTION_SHOW
 from handlers.on_behalf import reply_for, who
 from handlers.rooms.command import List, Show, answer, page_number
-from handlers.rooms.messages import ACTION_LIST_PAGE, ACTION_SHOW
 from handlers.services import Services
 
 

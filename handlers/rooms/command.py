@@ -12,17 +12,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel
 from handlers.blocks import Message
+from handlers.core import when
+from handlers.core.creation import create_and_invite
+from handlers.core.planning import plan_room
+from handlers.core.room_messages import help_message, room_list_message, room_message
+from handlers.core.room_refs import read_room_ref
+from handlers.core.sharing_messages import MAX_PEOPLE
+from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.i18n import quoted, text
-from handlers.new_room.invite import create_and_invite
 from handlers.on_behalf import Asker, reply_for
-from handlers.planned import when
-from handlers.planned.plan import plan_room
-from handlers.rooms.messages import help_message, room_list_message, room_message
-from handlers.rooms.refs import read_room_ref
 from handlers.services import Services
-from handlers.sharing.messages import MAX_PEOPLE
-from handlers.usage import corrected
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import is_room_id
-from handlers import refusals
 from handlers.blocks import Message, plain
-from handlers.i18n import Mrkdwn, quoted, text
-from handlers.on_behalf import channel_of, language_quickly, reply_for, reply_privately, respond_ok, run_for, who
-from handlers.rooms.messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
-from handlers.services import Services
-from handlers.sharing.invitations import ALREADY, post_invitation, send_invitations
-from handlers.sharing.messages import (
+from handlers.core import slack_refusals
+from handlers.core.invitations import ALREADY, post_invitation, send_invitations
+from handlers.core.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
+from handlers.core.sharing_messages import (
     DM_MODAL,
     MAX_PEOPLE,
     NOTE_ACTION,
@@ -36,6 +33,9 @@ from handlers.sharing.messages import (
     dm_result,
     invitation,
 )
+from handlers.i18n import Mrkdwn, quoted, text
+from handlers.on_behalf import channel_of, language_quickly, reply_for, reply_privately, respond_ok, run_for, who
+from handlers.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +58,8 @@ def register(app: AsyncApp, services: Services) -> None:
             if await respond_ok(respond, message, response_type="in_channel", replace_original=False):
                 return None
             await services.once.release("share", room.id, channel)
-            return plain(text(lang, "share.cannot_post", reason=refusals.reason(lang, refused), advice=refusals.advice(lang, refused),
-                              link=room_label(room, services.room_site)))
+            return plain(text(lang, "share.cannot_post", reason=slack_refusals.reason(lang, refused),
+                              advice=slack_refusals.advice(lang, refused), link=room_label(room, services.room_site)))
 
         await reply_for(services, client, respond, who(body), name="share_channel", work=work)
 

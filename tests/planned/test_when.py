@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from handlers.planned.when import Plan, Problem, Read, read, start_of
+from handlers.core.when import Plan, Problem, Read, read, start_of
 
 PARIS = ZoneInfo("Europe/Paris")
 NOW = dt.datetime(2026, 11, 25, 20, 0, tzinfo=dt.UTC)  # a Wednesday, 21:00 in Paris

@@ -8,10 +8,10 @@ import string
 import pytest
 
 from clients.rooms.models import AccessLevel, Room, RoomPage, Telephony
+from handlers.core.room_messages import help_message, room_list_message, room_message
+from handlers.core.sharing_messages import DmTarget, dm_modal, dm_result, invitation
 from handlers.home.messages import home_view
 from handlers.i18n import LANGUAGES, catalog, language_for, text
-from handlers.rooms.messages import help_message, room_list_message, room_message
-from handlers.sharing.messages import DmTarget, dm_modal, dm_result, invitation
 from tests.conftest import ROOT
 
 HANDLERS = ROOT / "handlers"

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import yaml
 
-from handlers.i18n import LANGUAGES, catalog, counted, in_every_language, zone_words
+from handlers.i18n import LANGUAGES, catalog, counted, shown_word, typed, zone_words
 from tests.conftest import ROOT
 
 #: placeholders that hold how many of something
@@ -33,8 +33,8 @@ def test_a_count_followed_by_a_plural_noun_has_a_singular_form(lang):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_word_before_an_hour_is_the_one_the_bot_reads_in_that_language(lang):
-    at = catalog(lang)["digest_cmd.at_word"]
-    assert at in in_every_language("digest_cmd.at_word")
+    at = shown_word(lang, "typed.at")
+    assert at in typed("typed.at")
     shown = {word for words in catalog(lang).values() for word in re.findall(r"[`\[](\w+) (?:HH:MM|\d\d:\d\d)", words)}
     assert shown <= {at}, f"told to type {shown - {at}} in {lang}"
 

@@ -5,23 +5,35 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import ContextBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room
-from handlers import refusals
 from handlers.blocks import Message, mrkdwn, plain
+from handlers.core import slack_refusals
+from handlers.core.invitations import ALREADY, AfterSent, WhenFor, post_invitation, send_invitations
+from handlers.core.room_messages import room_message
+from handlers.core.sharing_messages import dm_result
 from handlers.i18n import Mrkdwn, text
-from handlers.new_room.messages import Choice
 from handlers.on_behalf import Asker
-from handlers.rooms.messages import room_message
 from handlers.services import Services
-from handlers.sharing.invitations import ALREADY, AfterSent, WhenFor, post_invitation, send_invitations
-from handlers.sharing.messages import dm_result
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the person asked for in the modal."""
+
+    level: AccessLevel | None
+    configuration: dict[str, Any] | None
+    post_in: str | None
+    starts_at: str | None = None  # the picker's Unix time, unchecked; None: a room for now
+    topic: str = ""
+    weekly: bool = False
 
 
 async def create_and_invite(
@@ -93,8 +105,8 @@ async def invite(
             notes.append(text(lang, "new.posted_in", channel=where))
         else:
             await services.once.release("share", room.id, channel)
-            notes.append(text(lang, "new.not_posted_in", channel=where, reason=refusals.reason(lang, refused),
-                              advice=refusals.advice(lang, refused)))
+            notes.append(text(lang, "new.not_posted_in", channel=where, reason=slack_refusals.reason(lang, refused),
+                              advice=slack_refusals.advice(lang, refused)))
     return notes
 
 

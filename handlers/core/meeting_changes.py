@@ -17,10 +17,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import Room
 from handlers.blocks import Message, plain
+from handlers.core.calendar import calendar_file
+from handlers.core.meeting_messages import refused_reason, title_of, when_line, zone_named
+from handlers.core.reminders import Place, schedule, send_file, unschedule
 from handlers.i18n import Mrkdwn, text
-from handlers.planned.calendar import calendar_file
-from handlers.planned.messages import refused_reason, title_of, when_line, zone_named
-from handlers.planned.reminders import Place, schedule, send_file, unschedule
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
 from handlers.workspaces import Workspaces

@@ -13,9 +13,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
+from handlers.core.calendar import FILE_NAME
+from handlers.core.meeting_messages import reminder
 from handlers.i18n import Mrkdwn
-from handlers.planned.calendar import FILE_NAME
-from handlers.planned.messages import reminder
 
 log = logging.getLogger(__name__)
 

@@ -23,16 +23,16 @@ from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
 from clients.rooms.models import AccessLevel
 from clients.storage import degraded
 from handlers.blocks import Message, plain
+from handlers.core.calendar import calendar_file
+from handlers.core.creation import Planned, invite, with_notes
+from handlers.core.meeting_changes import wall_of
+from handlers.core.meeting_messages import problem_words, refused_reason, title_of, when_line, zone_named
+from handlers.core.reminders import Place, schedule, send_file
+from handlers.core.room_messages import room_link, room_message
+from handlers.core.when import Plan, Problem, start_of
 from handlers.i18n import Mrkdwn, text
-from handlers.new_room.invite import Planned, invite, with_notes
 from handlers.on_behalf import Asker
-from handlers.planned.calendar import calendar_file
-from handlers.planned.changes import wall_of
-from handlers.planned.messages import problem_words, refused_reason, title_of, when_line, zone_named
-from handlers.planned.reminders import Place, schedule, send_file
-from handlers.planned.when import Plan, Problem, start_of
 from handlers.profiles import Profile, language_of, profile_or_none
-from handlers.rooms.messages import room_link, room_message
 from handlers.services import Services
 
 log = logging.getLogger(__name__)

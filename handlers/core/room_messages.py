@@ -22,6 +22,8 @@ ACTION_SHARE_CHANNEL = "room_share_channel"
 ACTION_SEND_DM = "room_send_dm"
 ACTION_SHOW = "room_show"
 ACTION_LIST_PAGE = "room_list_page"
+#: Home's "More options…": opens the new-room window (new_room) from the Home tab (home)
+HOME_NEW_ROOM_OPTIONS = "home_new_room_options"
 
 
 def room_link(room: Room, site: str) -> str | None:

@@ -1,4 +1,5 @@
-"""When a planned room starts, from the words people type after `/room new`, in English or French.
+"""When a planned room starts, from the words people type after `/room new`, in any language the bot
+speaks (the catalogs' `typed.*` words, babel's weekday names).
 
 `at 14:30 tomorrow`, `à 14h30 demain`, `on friday at 9`, `le 03/12 à 10h`, `every monday at 9:15`,
 `chaque lundi à 9h15 pour 45 min`, `"Budget"`: the words are read here and the rest (level,
@@ -11,24 +12,27 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from zoneinfo import ZoneInfo
+
+from handlers.i18n import LANGUAGES, typed
 
 #: Slack keeps a scheduled message at most 120 days ahead; a meeting further out has no reminder.
 MOST_DAYS_AHEAD = 120
 DEFAULT_MINUTES = 60
 MOST_MINUTES = 12 * 60
 
-_WEEKDAYS = {
-    **{name: number for number, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))},
-    **{name: number for number, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))},
-    **{name: number for number, name in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
-}
-_TODAY = {"today", "aujourd'hui", "aujourd’hui", "auj"}
-_TOMORROW = {"tomorrow", "demain"}
-_AT = {"at", "à", "a", "@"}
-_ON = {"on", "le"}
-_EVERY = {"every", "chaque"}
-_FOR = {"for", "pour"}
+
+@cache
+def _weekdays() -> dict[str, int]:
+    """Weekday names and their short forms (Monday is 0) in every language the bot speaks, as
+    babel's locale data has them: `friday`, `fri`, `vendredi`, `ven`, `freitag`…"""
+    from babel.dates import get_day_names
+
+    return {name.lower().rstrip("."): number for language in LANGUAGES for width in ("wide", "abbreviated")
+            for number, name in get_day_names(width, locale=language).items()}
+
+
 _TIME = re.compile(r"^(\d{1,2})(?:[:h](\d{2})?)?(am|pm)?$")
 _ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _SHORT_DAY = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{4}))?$")
@@ -88,7 +92,7 @@ def read(text: str) -> Read | Problem:
     while index < len(words):
         word = words[index].lower().rstrip(",")
         following = words[index + 1].lower().rstrip(",") if index + 1 < len(words) else None
-        if word in _AT and following is not None:
+        if word in typed("typed.at") and following is not None:
             at = _time(following)
             if at is None:
                 return Problem("when.bad_time", {"words": words[index + 1]})
@@ -96,12 +100,12 @@ def read(text: str) -> Read | Problem:
         elif _time(word) is not None and _looks_like_time(word):
             at = _time(word)
             index += 1
-        elif word in _EVERY and following is not None:
-            if following.rstrip("s") not in _WEEKDAYS:
+        elif word in typed("typed.every") and following is not None:
+            if following.rstrip("s") not in _weekdays():
                 return Problem("when.bad_weekday", {"words": words[index + 1]})
-            day, weekly = Day(weekday=_WEEKDAYS[following.rstrip("s")]), True
+            day, weekly = Day(weekday=_weekdays()[following.rstrip("s")]), True
             index += 2
-        elif word in _FOR and following is not None:
+        elif word in typed("typed.for") and following is not None:
             joined, taken = following, 2  # `for 45 min`, `pour 1 h`: the number and its unit apart
             if following.isdecimal() and index + 2 < len(words) and _minutes(following + words[index + 2].lower()):
                 joined, taken = following + words[index + 2].lower(), 3
@@ -109,7 +113,7 @@ def read(text: str) -> Read | Problem:
             if minutes is None:
                 return Problem("when.bad_duration", {"words": " ".join(words[index + 1: index + taken])})
             index += taken
-        elif word in _ON and following is not None:
+        elif word in typed("typed.on") and following is not None:
             day = _day(following)
             if day is None:
                 return Problem("when.bad_day", {"words": words[index + 1]})
@@ -198,12 +202,12 @@ def _time(word: str) -> dt.time | None:
 
 
 def _day(word: str) -> Day | None:
-    if word in _TODAY:
+    if word in typed("typed.today"):
         return Day(offset=0)
-    if word in _TOMORROW:
+    if word in typed("typed.tomorrow"):
         return Day(offset=1)
-    if word in _WEEKDAYS:
-        return Day(weekday=_WEEKDAYS[word])
+    if word in _weekdays():
+        return Day(weekday=_weekdays()[word])
     if match := _ISO_DAY.match(word):
         return Day(date=(int(match.group(1)), int(match.group(2)), int(match.group(3))))
     if match := _SHORT_DAY.match(word):

@@ -22,10 +22,10 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.meetings import Meeting
-from handlers import refusals
 from handlers.blocks import Message, join_button, mrkdwn
+from handlers.core import slack_refusals
+from handlers.core.when import Problem
 from handlers.i18n import Mrkdwn, counted, escape, text, zone_words
-from handlers.planned.when import Problem
 
 
 def zone_named(name: str | None, default: str) -> ZoneInfo:
@@ -77,7 +77,7 @@ def refused_reason(lang: str, code: str) -> str:
     """Why Slack refused a reminder or a file, in words."""
     if code in _SAID:
         return text(lang, f"plan.refused.{code}")
-    return refusals.reason(lang, code) if code in refusals.CHANNEL_REFUSALS else text(lang, "plan.refused.other", code=code)
+    return slack_refusals.reason(lang, code) if code in slack_refusals.CHANNEL_REFUSALS else text(lang, "plan.refused.other", code=code)
 
 
 #: Slack's refusals of a reminder or a file said in words of their own (others: as for any post).

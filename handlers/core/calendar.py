@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 from clients.meetings import Meeting
 from clients.rooms.models import Room
+from handlers.core.meeting_messages import title_of
 from handlers.i18n import file_text
-from handlers.planned.messages import title_of
 
 FILE_NAME = "meeting.ics"
 

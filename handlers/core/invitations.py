@@ -12,12 +12,12 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room
+from handlers.core.sharing_messages import invitation
+from handlers.core.slack_refusals import CHANNEL_REFUSALS
 from handlers.i18n import Mrkdwn
 from handlers.on_behalf import Asker
 from handlers.profiles import Profile, language_of, profile_or_none
-from handlers.refusals import CHANNEL_REFUSALS
 from handlers.services import Services
-from handlers.sharing.messages import invitation
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from slack_sdk.models.views import View
 
 from clients.rooms.models import Room
 from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
+from handlers.core.room_messages import room_details, room_link
 from handlers.i18n import Mrkdwn, escape, text
-from handlers.rooms.messages import room_details, room_link
 
 DM_MODAL = "room_send_dm_modal"
 PEOPLE_BLOCK, PEOPLE_ACTION = "people", "people"

@@ -1,1 +1,0 @@
-"""Rooms for later: a start, a topic, reminders Slack delivers, a calendar file."""
