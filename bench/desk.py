@@ -52,7 +52,7 @@ async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str)
     from pydantic import SecretStr
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack_app import configure_slack_client
+    from bot.serving.slack_app import configure_slack_client
 
     redis = aioredis.Redis.from_url(redis_url)
     slack.add_user("U0ALICE", ALICE, locale="en-US")

@@ -32,9 +32,10 @@ from bench.rooms import start
 from bot.demo.ds import TOKEN
 from bot.redis_server import EmbeddedRedis
 from clients.dossiers.counts import DossierCounter
+from clients.dossiers.queries import GET_DEMARCHE
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.records import decode
-from clients.dossiers.service import GET_DEMARCHE, DossierService
+from clients.dossiers.service import DossierService
 from clients.redis_keys import key
 from tests.processes import ROOT, python_env
 

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        from bot import advice
+        from bot.commands import operator_advice as advice
 
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
@@ -103,8 +103,8 @@ def run_demo(*, email: str, lang: str | None) -> int:
     import asyncio
 
     from bot import logs
+    from bot.commands.console import run_shell
     from bot.config import Settings
-    from bot.console import run_shell
     from bot.demo.world import demo_world
 
     with demo_world(email) as demo:
@@ -128,23 +128,23 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
     if args.command == "digest":
-        from bot.digest_cli import run_digest_command
+        from bot.commands.digest import run_digest_command
 
         return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
                                               chart=args.chart, fresh=args.fresh))
     if args.command == "shell":
-        from bot.console import run_shell
+        from bot.commands.console import run_shell
 
         return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
     if args.command == "check":
-        from bot.check import run_check_command
+        from bot.commands.check import run_check_command
 
         return asyncio.run(run_check_command(settings, as_email=args.as_email))
     if args.command == "keys":
-        from bot.keys_cli import run_keys_command
+        from bot.commands.keys import run_keys_command
 
         return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
-    from bot.server import serve
+    from bot.serving.server import serve
 
     asyncio.run(serve(settings))
     return 0

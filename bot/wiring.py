@@ -29,7 +29,7 @@ from handlers.digest.job import DigestConfig, DigestJob
 
 if TYPE_CHECKING:
     from clients.rooms.service import RoomService
-    from handlers.workspaces import Workspaces
+    from handlers.workspace_access import Workspaces
 
 def room_service(settings: Settings) -> RoomService:
     # imported here: its transport (aiohttp, 0.15 s) is not for the digest's command line

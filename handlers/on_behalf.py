@@ -18,7 +18,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
-from handlers.failures import COMMANDS, explain
+from handlers.error_replies import COMMANDS, explain
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, profile_or_none, usable_email
 from handlers.services import Services
 

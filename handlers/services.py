@@ -17,7 +17,7 @@ from clients.meetings import Meetings
 from clients.once import Once
 from clients.rooms.user_rooms import UserRooms
 from handlers.blocks import Message
-from handlers.workspaces import Workspaces
+from handlers.workspace_access import Workspaces
 
 #: a section a feature adds to a person's Home tab: its blocks for (team, user, e-mail, language)
 HomeSection = Callable[[str, str, str, str], Awaitable[list[Block]]]

@@ -18,8 +18,8 @@ from bot.config import Settings
 from bot.demo.loopback import LoopbackServer
 from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis, connect
-from bot.server import create_web_app
-from bot.slack_app import Runtime, build_app
+from bot.serving.server import create_web_app
+from bot.serving.slack_app import Runtime, build_app
 from clients.retry import RetryPolicy
 from clients.rooms.service import RoomService
 from tests.fakes.slack import FakeSlack
@@ -223,7 +223,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
 
     counter = DossierCounter(service, redis, now=lambda: ds.now, late_days=settings.digest_late_days)
     previews = DossierPreviews(service, JsonCache(redis, "ds-dossier", PREVIEW_TTL), access)
-    from bot.workspace_clients import Workspaces
+    from bot.serving.workspace_clients import Workspaces
 
     workspaces = Workspaces(slack) if slack is not None else None
     from clients.dossiers.desk import DossierDesk
@@ -345,7 +345,7 @@ async def digest_bot(channel_settings: Settings, redis: aioredis.Redis, slack: F
     """A bot answering `/digest`, `/dossier` and their buttons, over the dossier fake."""
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack_app import configure_slack_client
+    from bot.serving.slack_app import configure_slack_client
 
     job, service = make_digest_job(channel_settings, redis, ds, configure_slack_client(AsyncWebClient(token="xoxb-test-bot-token"),
                                                                                         channel_settings))

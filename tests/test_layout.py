@@ -118,3 +118,13 @@ def test_the_feature_rule_catches_a_feature_importing_another():
 def test_handlers_keeps_at_most_twelve_modules_at_its_top():
     top = sorted(path.name for path in (ROOT / "handlers").glob("*.py") if path.name != "__init__.py")
     assert len(top) <= 12, top
+
+
+def test_tests_name_redis_keys_through_the_key_builder():
+    """A test that spells a key out (roombot:token:…) breaks when the key's layout changes, not when
+    the behaviour does: keys come from clients.redis_keys.key."""
+    import re
+
+    spelled = [f"{path.relative_to(ROOT)}:{number}" for path in (ROOT / "tests").rglob("*.py")
+               for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r'"roombot:[^" ]', line)]
+    assert spelled == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from clients.dossiers.service import Members
+from clients.dossiers.models import Members
 from clients.json_cache import JsonCache
 from clients.redis_keys import email_digest
 

@@ -21,8 +21,9 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from clients.dossiers.errors import EndlessWalk, Unreadable
+from clients.dossiers.models import Page
 from clients.dossiers.records import Counted, Needs, Tally, encode
-from clients.dossiers.service import DossierSource, Page
+from clients.dossiers.source import DossierSource
 from clients.redis_keys import key
 from clients.storage import as_text
 

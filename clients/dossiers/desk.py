@@ -21,7 +21,8 @@ from pydantic import Field, ValidationError
 
 from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
-from clients.dossiers.service import Dossier, DossierService, GroupRef, moment_of
+from clients.dossiers.models import Dossier, GroupRef, moment_of
+from clients.dossiers.service import DossierService
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 

@@ -16,8 +16,8 @@ from typing import Protocol
 
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
+from clients.dossiers.models import Dossier
 from clients.dossiers.rate_limit import SHARE
-from clients.dossiers.service import Dossier
 from clients.json_cache import JsonCache
 
 #: How long a dossier's facts are reused for its links (a state changes rarely within minutes).

@@ -14,7 +14,7 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 
-from clients.dossiers.service import STATES, Dossier
+from clients.dossiers.models import STATES, Dossier
 
 CODES = {"en_construction": "c", "en_instruction": "i", "accepte": "a", "refuse": "r", "sans_suite": "s"}
 _NAMES = {code: name for name, code in CODES.items()}

@@ -16,221 +16,28 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import SecretStr, ValidationError
 
 from clients import tls
 from clients.dossiers import errors
+from clients.dossiers.models import Dossier, Members, Page
+from clients.dossiers.queries import GET_DEMARCHE_MEMBERS, GET_DEMARCHE_TITLE, GET_DOSSIER, PAGE_SIZE, QUERIES
 from clients.dossiers.rate_limit import RateLimiter
 from clients.errors import UnreadableBody, describe_error, network_words, read_json
 from clients.retry import RetryPolicy
-from clients.tolerant import Tolerant
 
 log = logging.getLogger(__name__)
 
 SERVICE = "dossiers"
-STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
-PAGE_SIZE = 100  # the server's maximum; larger values are silently capped
 #: The largest démarche seen had 523,000 dossiers: a walk of more pages is not a démarche's.
 MAX_PAGES = 6_000
 #: A walk taking longer than this (at the 400-a-minute allowance, 6,000 pages take 15 min) has stalled.
 WALK_SECONDS = 3_600.0
 #: A page of 100 dossiers is a few dozen kilobytes; an answer larger than this is not one.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-
-# the dates of what needs doing (how long in this state, the decision's date, the expected one under
-# "silence vaut accord / rejet") and the group come with each dossier the walks read anyway
-_DOSSIER_PAGE = """
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
-      datePrevisionnelleDecisionSVASVR groupeInstructeur { number }
-    }"""
-_DELETED_PAGE = """
-    pageInfo { hasNextPage endCursor }
-    nodes { number }"""
-
-GET_DEMARCHE = f"""query getDemarche($demarcheNumber: Int!, $after: String) {{
-  demarche(number: $demarcheNumber) {{
-    number title state
-    dossiers(first: {PAGE_SIZE}, after: $after) {{{_DOSSIER_PAGE}
-    }}
-  }}
-}}"""
-
-GET_UPDATED_DOSSIERS = f"""query getUpdatedDossiers($demarcheNumber: Int!, $updatedSince: ISO8601DateTime!, $after: String) {{
-  demarche(number: $demarcheNumber) {{
-    number title state
-    dossiers(first: {PAGE_SIZE}, after: $after, updatedSince: $updatedSince) {{{_DOSSIER_PAGE}
-    }}
-  }}
-}}"""
-
-
-
-def _deleted_query(operation: str, connection: str) -> str:
-    """Deleted and pending-deleted dossiers are two connections with the same arguments."""
-    return f"""query {operation}($demarcheNumber: Int!, $deletedSince: ISO8601DateTime!, $after: String) {{
-  demarche(number: $demarcheNumber) {{
-    number title state
-    {connection}(first: {PAGE_SIZE}, after: $after, deletedSince: $deletedSince) {{{_DELETED_PAGE}
-    }}
-  }}
-}}"""
-
-
-GET_DELETED_DOSSIERS = _deleted_query("getDeletedDossiers", "deletedDossiers")
-GET_PENDING_DELETED_DOSSIERS = _deleted_query("getPendingDeletedDossiers", "pendingDeletedDossiers")
-
-GET_DEMARCHE_TITLE = """query getDemarcheTitle($demarcheNumber: Int!) {
-  demarche(number: $demarcheNumber) { number title }
-}"""
-
-GET_DEMARCHE_MEMBERS = """query getDemarcheMembers($demarcheNumber: Int!) {
-  demarche(number: $demarcheNumber) {
-    number title
-    administrateurs { email }
-    groupeInstructeurs { number label closed instructeurs { email } }
-  }
-}"""
-
-# A dossier link's preview: what the instructeur's own list shows, never the usager (no name, no
-# e-mail, no field value is selected)
-GET_DOSSIER = """query getDossier($dossierNumber: Int!) {
-  dossier(number: $dossierNumber) {
-    number state dateDepot dateDerniereModification datePassageEnConstruction datePassageEnInstruction dateTraitement
-    demarche { number title }
-    groupeInstructeur { number label }
-    labels { name }
-  }
-}"""
-
-#: Every document the client can send, by operation name (the tests validate each against the schema).
-QUERIES = {
-    "getDemarcheTitle": (GET_DEMARCHE_TITLE, ""),
-    "getDemarcheMembers": (GET_DEMARCHE_MEMBERS, ""),
-    "getDossier": (GET_DOSSIER, ""),
-    "getDemarche": (GET_DEMARCHE, "dossiers"),
-    "getUpdatedDossiers": (GET_UPDATED_DOSSIERS, "dossiers"),
-    "getDeletedDossiers": (GET_DELETED_DOSSIERS, "deletedDossiers"),
-    "getPendingDeletedDossiers": (GET_PENDING_DELETED_DOSSIERS, "pendingDeletedDossiers"),
-}
-
-
-class GroupRef(Tolerant):
-    number: int
-    label: str = ""
-
-
-class DemarcheRef(Tolerant):
-    number: int
-    title: str = ""
-
-
-class LabelRef(Tolerant):
-    name: str = ""
-
-
-class Dossier(Tolerant):
-    number: int
-    state: str = ""
-    dateDepot: dt.datetime | None = None
-    # kept as the service's ISO text and read when used: validating four dates on every dossier of a
-    # walk cost the paginator a tenth of its time (python -m bench digest), and a walk uses one of them
-    datePassageEnConstruction: str | None = None
-    datePassageEnInstruction: str | None = None
-    dateTraitement: str | None = None
-    datePrevisionnelleDecisionSVASVR: str | None = None
-    groupeInstructeur: GroupRef | None = None
-
-    dateDerniereModification: dt.datetime | None = None
-    demarche: DemarcheRef | None = None
-    labels: list[LabelRef] = Field(default_factory=list)
-
-    @property
-    def in_state_since(self) -> dt.datetime | None:
-        """When the dossier entered its present state (None when the service does not say, or says
-        it in a form that is not a date)."""
-        if self.state == "en_construction":
-            return moment_of(self.datePassageEnConstruction)
-        if self.state == "en_instruction":
-            return moment_of(self.datePassageEnInstruction)
-        return moment_of(self.dateTraitement)
-
-    @property
-    def decision_due(self) -> dt.date | None:
-        """The expected decision date under "silence vaut accord / rejet", when there is one."""
-        try:
-            return dt.date.fromisoformat(self.datePrevisionnelleDecisionSVASVR or "")
-        except ValueError:
-            return None
-
-
-def moment_of(text: str | None) -> dt.datetime | None:
-    try:
-        moment = dt.datetime.fromisoformat(text or "")
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
-
-
-class PageInfo(Tolerant):
-    hasNextPage: bool
-    endCursor: str | None = None
-
-
-class Page(Tolerant):
-    """One page of a démarche's dossiers (or deleted dossiers), with the démarche's title."""
-
-    number: int
-    title: str
-    nodes: list[Dossier]
-    pageInfo: PageInfo
-
-    @field_validator("nodes", mode="before")
-    @classmethod
-    def _null_is_empty(cls, nodes: object) -> object:
-        # the schema declares connection lists nullable (`nodes: [DeletedDossier]`): null = no dossier
-        return [] if nodes is None else nodes
-
-
-class Profile(Tolerant):
-    email: str = ""
-
-
-class Group(Tolerant):
-    number: int
-    label: str = ""
-    closed: bool = False
-    instructeurs: list[Profile] = Field(default_factory=list)
-
-
-class Members(Tolerant):
-    """Who the service says works on a démarche: its administrators and each group's instructeurs."""
-
-    number: int
-    title: str = ""
-    administrateurs: list[Profile] = Field(default_factory=list)
-    groupeInstructeurs: list[Group] = Field(default_factory=list)
-
-
-class DossierSource(Protocol):
-    """Where dossiers are counted from, page by page: the three walks a count needs, and the
-    title that proves a démarche exists and may be read."""
-
-    requests: int  # made so far, for the digest's figures
-
-    async def title(self, demarche: int) -> str: ...
-
-    async def members(self, demarche: int) -> Members: ...
-
-    def all_dossiers(self, demarche: int) -> AsyncIterator[Page]: ...
-
-    def updated_since(self, demarche: int, since: dt.datetime) -> AsyncIterator[Page]: ...
-
-    def deleted_since(self, demarche: int, since: dt.datetime, *, pending: bool) -> AsyncIterator[Page]: ...
 
 
 class DossierService:

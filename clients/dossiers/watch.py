@@ -21,8 +21,10 @@ from pydantic import Field, ValidationError
 
 from clients.dossiers import errors
 from clients.dossiers.desk import SERVICE_SENDERS, CardMessage, Person
+from clients.dossiers.models import GroupRef, moment_of
+from clients.dossiers.queries import PAGE_SIZE
 from clients.dossiers.rate_limit import SHARE
-from clients.dossiers.service import PAGE_SIZE, DossierService, GroupRef, moment_of
+from clients.dossiers.service import DossierService
 from clients.redis_keys import key
 from clients.storage import as_text
 from clients.tolerant import Tolerant

@@ -26,6 +26,10 @@ class EmailDomainNotAllowed(RoomServiceError):
     """403: the application may not act for addresses of this domain."""
 
 
+class NotOffered(RoomServiceError):
+    """405: this room service has no such call (an older or differently set-up instance)."""
+
+
 # Problems only an operator can fix.
 class Misconfigured(RoomServiceError):
     """The bot's own set-up is wrong: credentials, URL, or the service's external API is off."""

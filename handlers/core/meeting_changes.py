@@ -23,7 +23,7 @@ from handlers.core.reminders import Place, schedule, send_file, unschedule
 from handlers.i18n import Mrkdwn, text
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
-from handlers.workspaces import Workspaces
+from handlers.workspace_access import Workspaces
 
 log = logging.getLogger(__name__)
 

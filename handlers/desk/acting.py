@@ -21,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.desk import Act, Seen
-from clients.dossiers.service import STATES
+from clients.dossiers.models import STATES
 from handlers.blocks import Message, link_mrkdwn, plain
 from handlers.core.dossier_links import dossier_url
 from handlers.desk.card import card_message

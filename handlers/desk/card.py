@@ -11,7 +11,7 @@ from babel.dates import format_date
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmObject, ContextBlock, SectionBlock
 
 from clients.dossiers.desk import Act, DossierCard, Seen
-from clients.dossiers.service import STATES
+from clients.dossiers.models import STATES
 from handlers.blocks import Message, link_mrkdwn, mrkdwn
 from handlers.core.dossier_links import dossier_url
 from handlers.i18n import Mrkdwn, text

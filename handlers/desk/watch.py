@@ -21,7 +21,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
-from clients.dossiers.service import STATES
+from clients.dossiers.models import STATES
 from clients.dossiers.watch import DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button

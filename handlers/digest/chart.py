@@ -13,7 +13,7 @@ from pathlib import Path
 from babel.dates import format_date
 
 from clients.dossiers.digest_store import Snapshot
-from clients.dossiers.service import STATES
+from clients.dossiers.models import STATES
 from handlers.digest.series import first_known
 from handlers.i18n import text
 

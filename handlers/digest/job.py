@@ -21,9 +21,9 @@ from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
 from clients.dossiers.digest_store import DigestStore, Outcome, Snapshot
 from clients.dossiers.errors import DossierConfigError, DossierServiceError
+from clients.dossiers.models import STATES
 from clients.dossiers.rate_limit import URGENT
 from clients.dossiers.records import Counted, Needs
-from clients.dossiers.service import STATES
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from handlers.blocks import plain
@@ -44,7 +44,7 @@ from handlers.i18n import Mrkdwn, text
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from handlers.workspaces import Workspaces
+    from handlers.workspace_access import Workspaces
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from slack_sdk.models.blocks import (
 
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import Snapshot
+from clients.dossiers.models import STATES
 from clients.dossiers.records import DECIDED, Needs
-from clients.dossiers.service import STATES
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import Mrkdwn, counted, text
 

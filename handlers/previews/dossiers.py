@@ -14,8 +14,8 @@ from typing import Any
 from babel.dates import format_date
 from slack_sdk.models.blocks import ContextBlock, SectionBlock
 
+from clients.dossiers.models import STATES
 from clients.dossiers.previews import DossierFacts
-from clients.dossiers.service import STATES
 from handlers.blocks import mrkdwn
 from handlers.i18n import text
 

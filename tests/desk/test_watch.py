@@ -12,6 +12,7 @@ import json
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, click, dossier
 from tests.digest.commands import ALICE
@@ -26,7 +27,7 @@ def news(slack: FakeSlack, user: str) -> list[dict]:
 async def a_round(bot: Bot) -> int:
     watching = bot.runtime.watching
     assert watching is not None
-    await bot.runtime.redis.delete("roombot:desk-round")  # the lease of the round before: as if its time had passed
+    await bot.runtime.redis.delete(redis_key("desk-round"))  # the lease of the round before: as if its time had passed
     return await watching.round(dt.datetime.now(dt.UTC))
 
 
@@ -82,7 +83,7 @@ async def test_rights_that_end_stop_the_news(digest_bot: Bot, ds: FakeDS, slack:
     await dossier(digest_bot, "watch 101")
     await a_round(digest_bot)
     demarche.groups[0].instructeurs.remove(ALICE)
-    await digest_bot.runtime.redis.delete("roombot:ds-members:101")  # the kept member list lapses
+    await digest_bot.runtime.redis.delete(redis_key("ds-members:101"))  # the kept member list lapses
     ds.now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
     ds.deposit(101)
     await a_round(digest_bot)

@@ -9,7 +9,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.demo.ds import FakeDS
-from bot.slack_app import configure_slack_client
+from bot.serving.slack_app import configure_slack_client
 from clients.dossiers.service import DossierService
 from handlers.digest.job import DigestJob
 from tests.conftest import make_digest_job

@@ -11,15 +11,16 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.slack_app import configure_slack_client
+from bot.serving.slack_app import configure_slack_client
+from bot.serving.workspace_clients import Workspaces
 from bot.wiring import digest_config
-from bot.workspace_clients import Workspaces
 from clients.dossiers.access import MEMBERS_TTL, DemarcheAccess
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.errors import DemarcheNotFound
-from clients.dossiers.service import Dossier, DossierSource, Members, Page, PageInfo, Profile
+from clients.dossiers.models import Dossier, Members, Page, PageInfo, Profile
+from clients.dossiers.source import DossierSource
 from clients.json_cache import JsonCache
 from handlers.digest.job import DigestJob
 from tests.conftest import text_of

@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 
 SERVING_AND_DRAWING = """
 import asyncio, datetime as dt, sys
-import bot.server, bot.wiring, bot.digest_cli, bot.console
+import bot.serving.server, bot.wiring, bot.commands.digest, bot.commands.console
 from handlers.digest.chart import render
 png = asyncio.run(render("fr", dt.date(2026, 1, 14), {"accepte": [1, 2, 3], "refuse": [None, 1, 1]}))
 assert png.startswith(b"\\x89PNG"), png[:20]

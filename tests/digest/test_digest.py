@@ -17,10 +17,11 @@ from freezegun import freeze_time
 from pydantic import SecretStr
 
 from bot.demo.ds import FakeDS
-from bot.scheduler import run_daily
+from bot.serving.scheduler import run_daily
 from clients.dossiers.counts import DemarcheCounts
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.inference.service import InferenceService
+from clients.redis_keys import key as redis_key
 from clients.retry import RetryPolicy
 from handlers.digest.hours import due_at, due_day
 from handlers.digest.job import DigestJob
@@ -30,7 +31,7 @@ from handlers.digest.messages import (
     digest_messages,
     sparkline,
 )
-from tests.conftest import ROOT, bot_env, text_of
+from tests.conftest import ROOT, bot_env, eventually, text_of
 from tests.fakes.slack import FakeSlack
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -85,13 +86,32 @@ async def test_one_digest_per_day_and_force_posts_again(jobs, ds: FakeDS, slack:
     assert len(digest_posts(slack)) == 2
 
 
+class PolledClock:
+    """A scheduler's clock that counts how often it was read: each read is one poll, so a test
+    waits for polls (conditions), never for a guessed delay."""
+
+    def __init__(self, at: dt.datetime) -> None:
+        self.at, self.reads = at, 0
+
+    def __call__(self) -> dt.datetime:
+        self.reads += 1
+        return self.at
+
+    async def polled(self, times: int) -> None:
+        """Returns once the scheduler has read the clock `times` more times."""
+        target = self.reads + times
+        await eventually(lambda: self.reads >= target, f"{times} polls")
+
+
 async def test_two_schedulers_post_exactly_one_digest(jobs, ds: FakeDS, slack: FakeSlack):
     ds.add_demarche(101, "Un", dossiers=300)
     ds.add_demarche(102, "Deux", dossiers=300)
     stop = asyncio.Event()
-    now = lambda: dt.datetime(2026, 1, 5, 8, 0, 5, tzinfo=dt.UTC)  # noqa: E731 — 09:00:05 in Paris
-    loops = [asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=now, poll=0.02)) for _ in range(2)]
-    await asyncio.sleep(1.0)
+    clocks = [PolledClock(dt.datetime(2026, 1, 5, 8, 0, 5, tzinfo=dt.UTC)) for _ in range(2)]  # 09:00:05 in Paris
+    loops = [asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=clock, poll=0.02)) for clock in clocks]
+    await eventually(lambda: digest_posts(slack), "a digest posted")
+    for clock in clocks:  # both went on polling after it: neither posts a second one
+        await clock.polled(5)
     stop.set()
     await asyncio.gather(*loops)
     assert len(digest_posts(slack)) == 1
@@ -101,14 +121,14 @@ async def test_a_bot_started_after_the_hour_catches_up_once(jobs, ds: FakeDS, sl
     ds.add_demarche(101, "Un", dossiers=5)
     ds.add_demarche(102, "Deux", dossiers=5)
     stop = asyncio.Event()
-    clock = {"now": dt.datetime(2026, 1, 5, 6, 0, tzinfo=dt.UTC)}  # 07:00 Paris: not yet
-    loop = asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=lambda: clock["now"], poll=0.02))
-    await asyncio.sleep(0.2)
+    clock = PolledClock(dt.datetime(2026, 1, 5, 6, 0, tzinfo=dt.UTC))  # 07:00 Paris: not yet
+    loop = asyncio.create_task(run_daily(jobs().run, dt.time(9, 0), PARIS, stop, now=clock, poll=0.02))
+    await clock.polled(5)
     assert digest_posts(slack) == []
-    clock["now"] = dt.datetime(2026, 1, 5, 10, 30, tzinfo=dt.UTC)  # restarted at 11:30, the digest was missed
-    await asyncio.sleep(0.4)
-    clock["now"] = dt.datetime(2026, 1, 5, 22, 0, tzinfo=dt.UTC)
-    await asyncio.sleep(0.2)
+    clock.at = dt.datetime(2026, 1, 5, 10, 30, tzinfo=dt.UTC)  # restarted at 11:30, the digest was missed
+    await eventually(lambda: digest_posts(slack), "the missed digest posted")
+    clock.at = dt.datetime(2026, 1, 5, 22, 0, tzinfo=dt.UTC)
+    await clock.polled(5)
     stop.set()
     await loop
     assert len(digest_posts(slack)) == 1
@@ -286,17 +306,25 @@ async def many_demarches_job(jobs, ds: FakeDS, redis, count: int = 48, lease: fl
     return job
 
 
+async def _renewed(redis, lock: str, before: int) -> bool:
+    """Whether the lease's time left went up since `before` (a renewal; it only goes down else)."""
+    return await redis.pttl(lock) > before
+
+
 async def test_a_live_run_keeps_its_lease_and_a_dead_one_frees_the_day_within_it(jobs, ds: FakeDS, redis):
     store = DigestStore(redis, lease=0.3)
     day = dt.date(2026, 1, 5)
-    lock = f"roombot:digest:{day}:{CHANNEL}:lock"
+    lock = redis_key(f"digest:{day}:{CHANNEL}:lock")
     async with store.day_lease(day, CHANNEL) as held:
         assert held
-        for _ in range(4):  # well past the lease: renewed while the holder lives
-            await asyncio.sleep(0.2)
+        first = await redis.pttl(lock)
+        for _ in range(6):  # renewed six times, well past the lease, while the holder lives
+            renewed = await redis.pttl(lock)
+            await eventually(lambda before=renewed: _renewed(redis, lock, before), "the lease renewed")  # its expiry moved on
             async with DigestStore(redis, lease=0.3).day_lease(day, CHANNEL) as other:
                 assert not other
             assert 0 < await redis.pttl(lock) <= 300  # a holder killed now frees the day within 0.3 s
+        assert first <= 300
     assert await redis.exists(lock) == 0
 
 
@@ -305,15 +333,16 @@ async def test_a_run_after_a_crash_posts_exactly_the_missing_parts(jobs, ds: Fak
     day = dt.date(2026, 1, 5)
     # what a run killed after posting part 0 leaves: its mark, and its lease running out
     await job.store.mark_posted(day, OPERATORS, "daily-0")
-    await redis.set(f"roombot:digest:{day}:{OPERATORS}:lock", "killed-holder", px=500)
+    await redis.set(redis_key(f"digest:{day}:{OPERATORS}:lock"), "killed-holder", px=500)
     assert await job.run(day) is Outcome.BUSY  # its lease has not run out yet
-    outcome = Outcome.BUSY
-    for _ in range(100):
-        outcome = await job.run(day)
-        if outcome is not Outcome.BUSY:
-            break
-        await asyncio.sleep(0.05)
-    assert outcome is Outcome.POSTED
+    outcomes: list[Outcome] = []
+
+    async def ran() -> bool:
+        outcomes.append(await job.run(day))
+        return outcomes[-1] is not Outcome.BUSY
+
+    await eventually(ran, "the day freed once the killed holder's lease ran out")
+    assert outcomes[-1] is Outcome.POSTED
     [part] = digest_posts(slack)  # part 1 only
     assert "n° 1047" in text_of(part) and "n° 1000" not in text_of(part)
 
@@ -387,7 +416,7 @@ def test_a_piped_dry_run_prints_whole_rows_and_the_failures_below(tmp_path, ds: 
 def test_a_table_on_a_narrow_terminal_breaks_no_cell(monkeypatch):
     import io
 
-    from bot.tables import print_table
+    from bot.commands.tables import print_table
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -14,11 +14,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.demo.ds import FakeDS
-from bot.scheduler import run_subscriptions
-from bot.slack_app import configure_slack_client
+from bot.serving.scheduler import run_subscriptions
+from bot.serving.slack_app import configure_slack_client
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from clients.inference.service import InferenceService
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, eventually, instant_policy, make_digest_job, text_of
 from tests.digest.commands import ALICE, digest, make_job
 from tests.fakes.slack import TEAM, FakeSlack
@@ -143,11 +144,11 @@ async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_w
         return sum(1 for q in ds.queries if (q.get("variables") or {}).get("demarcheNumber") == number)
 
     await eventually(lambda: asked(201) >= 2, what="the channel's walk")
-    assert not await redis.exists("roombot:ds-urgent:test-token")  # a channel's walk is not urgent
+    assert not await redis.exists(redis_key("ds-urgent:test-token"))  # a channel's walk is not urgent
     clock["now"] = dt.datetime(2026, 1, 5, 8, 0, 30, tzinfo=dt.UTC)  # 09:00:30: the operator's hour
     await eventually(lambda: digests_in(slack, "C0OPS"), what="the operator's digest")
     assert digests_in(slack, "C0TEAM") == [] and asked(201) < 20  # the long walk is still under way
-    assert await redis.exists("roombot:ds-urgent:test-token")  # the operator's walk was urgent
+    assert await redis.exists(redis_key("ds-urgent:test-token"))  # the operator's walk was urgent
     await eventually(lambda: digests_in(slack, "C0TEAM"), what="the channel's digest")
     stop.set()
     await loop
@@ -258,7 +259,7 @@ async def test_what_the_bot_keeps_of_a_demarche_goes_when_nothing_follows_it(dig
     ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
     await digest(digest_bot, "subscribe 101")
     await digest(digest_bot, "now")
-    kept = ["roombot:ds:{101}:states", "roombot:ds:{101}:meta", "roombot:ds:{101}:days"]
+    kept = [redis_key("ds:{101}:states"), redis_key("ds:{101}:meta"), redis_key("ds:{101}:days")]
     assert await redis.exists(*kept) == 3
     assert all(0 < ttl <= 60 * 86400 for ttl in [await redis.ttl(name) for name in kept])  # and would expire unused anyway
     await digest(digest_bot, "unsubscribe 101")

@@ -13,8 +13,10 @@ from pydantic import SecretStr
 from bot.demo.ds import SCHEMA, FakeDS
 from clients.dossiers import errors
 from clients.dossiers.counts import DossierCounter
+from clients.dossiers.queries import QUERIES
 from clients.dossiers.rate_limit import RateLimiter
-from clients.dossiers.service import QUERIES, DossierService
+from clients.dossiers.service import DossierService
+from clients.redis_keys import key as redis_key
 from clients.retry import RetryPolicy
 
 
@@ -236,6 +238,6 @@ async def test_while_an_urgent_walk_runs_the_others_leave_it_a_quarter_of_each_w
     await requests(shared, 1, urgent=True)  # the operator's walk starts
     await requests(shared, 293, urgent=False)  # the channels' walks take up to three quarters
     await requests(shared, 98, urgent=True)  # the operator's still find room in the same window
-    assert clock[0] == 600 and int(await redis.get("roombot:ds-rate:shared:10")) == 392
+    assert clock[0] == 600 and int(await redis.get(redis_key("ds-rate:shared:10"))) == 392
     await requests(shared, 1, urgent=False)  # an ordinary request past its share waits for the next window
-    assert clock[0] >= 660 and int(await redis.get("roombot:ds-rate:shared:10")) == 392  # its ticket given back
+    assert clock[0] >= 660 and int(await redis.get(redis_key("ds-rate:shared:10"))) == 392  # its ticket given back

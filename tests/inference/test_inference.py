@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from bot import advice
+from bot.commands import operator_advice as advice
+from bot.commands.keys import mask
 from bot.config import Settings
 from bot.demo.albert import BOOTSTRAP, MASTER, FakeAlbert
 from bot.inference import ExpiryWatch, Inference, Rotation, joined, rotate
-from bot.keys_cli import mask
 from clients.inference.errors import (
     InferenceError,
     InferenceRefused,

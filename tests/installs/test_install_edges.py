@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
-from bot.check import run_checks
+from bot.commands.check import run_checks
 from bot.demo.meet import FakeMeet
 from tests.conftest import bot_env, start_bot, text_of
 from tests.fakes.slack import CLIENT_ID, CLIENT_SECRET, FakeSlack

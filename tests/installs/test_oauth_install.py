@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 from bot import logs
 from bot.config import Settings
 from bot.demo.meet import FakeMeet
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, start_bot, text_of
 from tests.fakes.slack import CLIENT_SECRET, FakeSlack
 from tests.installs.oauth import install, kept_installations, oauth_settings, room_command, start_install
@@ -206,22 +207,22 @@ async def test_an_expired_token_waits_for_the_process_refreshing_it(redis: aiore
     from slack_sdk.oauth.installation_store import Installation
     from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 
-    from bot.authorize import Rotation
-    from bot.installations import InstallationStore
+    from bot.serving.authorize import Rotation
+    from bot.serving.installations import InstallationStore
     from clients.secret_box import SecretBox
 
     store = InstallationStore(redis, SecretBox())
     expired = Installation(app_id="A0APP", team_id="T0AAA", bot_token="xoxe.xoxb-old", bot_refresh_token="xoxe-1-r",
                            bot_token_expires_at=int(time.time()) - 5, user_id="U0INSTALLER")
     await store.async_save(expired)
-    await redis.set("roombot:slack-rotate:team:T0AAA", "1", ex=30)  # another process is refreshing it
+    await redis.set(redis_key("slack-rotate:team:T0AAA"), "1", ex=30)  # another process is refreshing it
     rotation = Rotation(redis, store, AsyncTokenRotator(client_id="x", client_secret="y"))  # must not be called
 
     async def the_other_process() -> None:
         await asyncio.sleep(0.2)
         renewed = Installation(**{**expired.__dict__, "bot_token": "xoxe.xoxb-new", "bot_token_expires_at": int(time.time()) + 43200})
         await store.async_save(renewed)
-        await redis.delete("roombot:slack-rotate:team:T0AAA")
+        await redis.delete(redis_key("slack-rotate:team:T0AAA"))
 
     other = asyncio.create_task(the_other_process())
     fresh = await rotation.fresh(expired)

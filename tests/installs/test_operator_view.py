@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from bot.check import run_checks
+from bot.commands.check import run_checks
 from bot.config import ConfigError
 from bot.demo.meet import FakeMeet
 from bot.scopes import REQUIRED_SCOPES

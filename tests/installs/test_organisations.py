@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from bot.demo.meet import FakeMeet
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import event, install, room_command, token_of
@@ -75,7 +76,7 @@ async def test_a_request_naming_an_organisation_does_not_make_a_workspace_its_me
     slack.revoke(enterprise="E0ORG")
     await event(bot, {"type": "app_uninstalled"}, event_id="Ev0ORGGONE", team="T0ORG1", enterprise="E0ORG", org=True)
     assert await subscriptions.get("T0BBB", "C0BBB") is not None
-    assert await redis.keys("roombot:profile:T0BBB:*")
+    assert await redis.keys(redis_key("profile:T0BBB:*"))
     assert await bot.runtime.workspaces.client("T0BBB") is not None
     assert await bot.runtime.workspaces.client("T0ORG1") is None
 

@@ -15,8 +15,8 @@ from cryptography.fernet import Fernet
 from pydantic import SecretStr
 from slack_sdk.oauth.installation_store import Bot, Installation
 
-from bot.installations import InstallationStore, InstallationUnreadable
-from bot.oauth_state import StateStore
+from bot.serving.installations import InstallationStore, InstallationUnreadable
+from bot.serving.oauth_state import StateStore
 from clients.redis_keys import key
 from clients.secret_box import SecretBox
 
@@ -157,9 +157,9 @@ async def test_a_state_is_good_once(redis: aioredis.Redis) -> None:
 async def test_a_state_lasts_its_expiration_seconds(redis: aioredis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
     store = StateStore(redis, "client-secret", expiration_seconds=10)
     state, now = await store.async_issue(), time.time()
-    monkeypatch.setattr("bot.oauth_state.time.time", lambda: now + 11)
+    monkeypatch.setattr("bot.serving.oauth_state.time.time", lambda: now + 11)
     assert await store.async_consume(state) is False
-    monkeypatch.setattr("bot.oauth_state.time.time", lambda: now + 9)
+    monkeypatch.setattr("bot.serving.oauth_state.time.time", lambda: now + 9)
     assert await store.async_consume(state) is True
 
 

@@ -15,6 +15,7 @@ from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeGroup
 from bot.demo.meet import FakeMeet
 from bot.wiring import digest_job
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, eventually, start_bot, text_of
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import install, oauth_settings, room_command
@@ -76,11 +77,11 @@ async def test_a_token_is_tried_before_it_is_kept(bot: Bot, slack: FakeSlack, ds
     assert "refused this token: the dossier service token is invalid. Nothing was changed" in refused["errors"]["ds_token"]
     for garbage in ("", "   ", "two words", "x" * 500, "\u0000abc"):
         assert "does not look like a token" in (await submit(bot, garbage))["errors"]["ds_token"]
-    assert await redis.keys("roombot:ds-token:*") == []
+    assert await redis.keys(redis_key("ds-token:*")) == []
 
     assert await submit(bot, f"  {B_TOKEN}\n") == {}
-    [kept] = await redis.keys("roombot:ds-token:*")
-    assert kept == "roombot:ds-token:T0BBB" and B_TOKEN not in str(await redis.get(kept))  # sealed
+    [kept] = await redis.keys(redis_key("ds-token:*"))
+    assert kept == redis_key("ds-token:T0BBB") and B_TOKEN not in str(await redis.get(kept))  # sealed
     said = await home(bot, "U0BOSS", "T0BBB")
     assert "with the token <@U0BOSS> gave on" in said and B_TOKEN not in said and "Replace the token" in said
     published = [call.args for call in slack.calls if call.method in ("views.publish", "views.open")]
@@ -90,7 +91,7 @@ async def test_a_token_is_tried_before_it_is_kept(bot: Bot, slack: FakeSlack, ds
 async def test_someone_not_an_administrator_cannot_set_it_even_by_forging_the_modal(bot: Bot, redis: aioredis.Redis) -> None:
     answer = await submit(bot, B_TOKEN, user="U0BRUNO")
     assert "Only a workspace administrator" in answer["errors"]["ds_token"]
-    assert await redis.keys("roombot:ds-token:*") == []
+    assert await redis.keys(redis_key("ds-token:*")) == []
 
 
 def token_of_b(slack: FakeSlack) -> str:
@@ -131,7 +132,7 @@ async def test_an_administrator_removes_it_and_digests_stop(bot: Bot, redis: aio
         container={"type": "view", "view_id": "V0HOME"}, view={"id": "V0HOME", "type": "home"})
     assert (await bot.post(body, signed_headers(body))).status_code == 200
     await bot.runtime.tasks.drain(5)
-    assert await redis.keys("roombot:ds-token:*") == []
+    assert await redis.keys(redis_key("ds-token:*")) == []
     said = await room_command(bot, "list", "U0BOSS", "T0BBB", channel="C0BBB", command="/digest")
     assert "not set up for this workspace" in text_of(said)
 
@@ -159,7 +160,7 @@ async def test_a_service_too_slow_for_slacks_three_seconds_keeps_nothing(bot: Bo
     ds.slow[0] = 2.0  # the probe asks for démarche 0; Slack waits 3 s for the whole answer
     answer = await submit(bot, B_TOKEN)
     assert "did not answer in time: nothing was changed" in answer["errors"]["ds_token"]
-    assert await redis.keys("roombot:ds-token:*") == []
+    assert await redis.keys(redis_key("ds-token:*")) == []
 
 
 async def test_dossiers_are_read_and_acted_on_with_the_workspaces_own_token(bot: Bot, slack: FakeSlack, ds: FakeDS) -> None:

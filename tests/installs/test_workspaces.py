@@ -9,6 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.fakes.slack import FakeSlack
 from tests.installs.oauth import event, install, room_command, token_of
@@ -25,7 +26,7 @@ def bot(three_installs: Bot) -> Bot:
 async def kept_of(redis: aioredis.Redis, place: str) -> list[str]:
     """What Redis still holds of a workspace, less the marks that a request was handled (they
     expire within the hour and serve nothing)."""
-    return [str(name) for name in await redis.keys(f"*{place}*") if not str(name).startswith("roombot:once:")]
+    return [str(name) for name in await redis.keys(f"*{place}*") if not str(name).startswith(redis_key("once:"))]
 
 
 async def test_each_workspace_is_answered_with_its_own_token(bot: Bot, slack: FakeSlack) -> None:
@@ -82,13 +83,13 @@ async def test_an_uninstall_removes_that_workspace_and_nothing_else(bot: Bot, sl
     subscriptions = Subscriptions(redis)
     for team in ("T0AAA", "T0BBB"):
         await subscriptions.save(Subscription(f"C0{team[2:]}", (Followed(101, "U0X"),), dt.time(9), team=team))
-    assert await redis.keys("roombot:profile:T0AAA:*")
+    assert await redis.keys(redis_key("profile:T0AAA:*"))
 
     slack.revoke(team="T0AAA")
     await event(bot, {"type": "app_uninstalled"}, event_id="Ev0GONE", team="T0AAA")
 
     assert await kept_of(redis, "T0AAA") == []
-    assert await redis.keys("roombot:profile:T0BBB:*") and await subscriptions.get("T0BBB", "C0BBB") is not None
+    assert await redis.keys(redis_key("profile:T0BBB:*")) and await subscriptions.get("T0BBB", "C0BBB") is not None
     assert await bot.runtime.workspaces.client("T0AAA") is None
     told = await room_command(bot, "list", "U0ANNE", "T0AAA")
     assert "no longer installed" in told["text"]
@@ -99,7 +100,7 @@ async def test_an_uninstall_removes_that_workspace_and_nothing_else(bot: Bot, sl
 
 async def test_an_organisation_uninstall_removes_all_of_its_workspaces(bot: Bot, slack: FakeSlack, redis: aioredis.Redis) -> None:
     await room_command(bot, "list", "U0OLGA", "T0ORG1", channel="C0ORG", enterprise="E0ORG", org=True)
-    assert await redis.keys("roombot:profile:T0ORG1:*")
+    assert await redis.keys(redis_key("profile:T0ORG1:*"))
     slack.revoke(enterprise="E0ORG")
     # as Slack sends it: the top-level team is one workspace, the grant the organisation's
     await event(bot, {"type": "app_uninstalled"}, event_id="Ev0ORGGONE", team="T0ORG1", enterprise="E0ORG", org=True)

@@ -9,8 +9,8 @@ import httpx
 import redis.asyncio as aioredis
 
 from bot.demo.meet import FakeMeet
-from bot.server import create_web_app
-from bot.slack_app import build_app
+from bot.serving.server import create_web_app
+from bot.serving.slack_app import build_app
 from clients.rooms.service import RoomService
 from tests.conftest import text_of
 from tests.fakes.slack import FakeSlack

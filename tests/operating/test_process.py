@@ -19,7 +19,7 @@ import pytest
 from bot.cli import main
 from bot.config import Settings
 from bot.demo.meet import FakeMeet
-from tests.conftest import ROOT, bot_env
+from tests.conftest import ROOT, bot_env, eventually
 from tests.fakes.slack import FakeSlack
 from tests.processes import Silent, free_port, python_env, start_server
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
@@ -45,7 +45,7 @@ async def test_serve_answers_slack_with_embedded_redis_then_stops_cleanly_on_sig
     async with httpx.AsyncClient() as http:
         ack = await http.post(f"{base}/slack/events", content=body, headers=signed_headers(body))
     assert ack.status_code == 200
-    await asyncio.sleep(0.1)
+    await eventually(lambda: any(method == "POST" and "rooms" in path for method, path in meet.log), "the room asked for")
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
     output, _ = await asyncio.to_thread(process.communicate, timeout=15)

@@ -21,6 +21,7 @@ from bot.config import Settings
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from bot.redis_server import open_redis
+from clients.redis_keys import key as redis_key
 from tests.conftest import bot_env, eventually
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
@@ -123,7 +124,7 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
         # digests: both schedulers found the operator's digest due at start; one posted it
         async with open_redis(Settings(_env_file=None, redis_url=cluster.url)) as redis:
             day = dt.datetime.now(dt.UTC).date()
-            await eventually(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:operator:posted:all"), "the digest marked posted")
+            await eventually(lambda: redis.exists(redis_key(f"digest:{day}:C0DIGEST:operator:posted:all")), "the digest marked posted")
         await eventually(lambda: bool(slack.called("chat.unfurl")) and bool(slack.posted("C0PUBLIC")),
                          "the preview and the share")
     assert len(slack.posted("C0DIGEST")) == 1
@@ -207,9 +208,9 @@ async def test_a_cluster_primary_crashing_mid_burst_loses_nothing_and_doubles_no
     env = python_env(**bot_env(meet, slack), REDIS_URL=cluster.url, REDIS_CLUSTER="1", DS_API_URL=ds.url,
                      DS_API_TOKEN=ds.token, LOG_LEVEL="WARNING")
     day = dt.datetime.now(ZoneInfo(_zone_before_23h())).date()
-    primary = cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:operator:posted:daily-0")
+    primary = cluster.primary_of(redis_key(f"digest:{day}:C0DIGEST:operator:posted:daily-0"))
     await _burst_through_a_crash(tmp_path, env, slack, meet, lambda: cluster.kill(primary), cluster.healthy)
-    assert cluster.primary_of(f"roombot:digest:{day}:C0DIGEST:operator:posted:daily-0") != primary  # its replica took over
+    assert cluster.primary_of(redis_key(f"digest:{day}:C0DIGEST:operator:posted:daily-0")) != primary  # its replica took over
 
 
 @pytest.mark.timeout(360)

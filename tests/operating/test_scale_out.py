@@ -16,6 +16,7 @@ from redis.crc import key_slot
 
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
+from clients.redis_keys import key as redis_key
 from tests.conftest import bot_env, eventually
 from tests.fakes.slack import FakeSlack
 from tests.processes import python_env, start_server
@@ -81,7 +82,7 @@ async def test_two_processes_share_one_redis(tmp_path: Path, redis, redis_url: s
         # both schedulers found today's digest due at start-up: one of them posts it; once the day
         # is marked posted, no run can post again
         day = dt.datetime.now(dt.UTC).date()
-        await eventually(lambda: redis.exists(f"roombot:digest:{day}:C0DIGEST:operator:posted:all"), "the digest marked posted")
+        await eventually(lambda: redis.exists(redis_key(f"digest:{day}:C0DIGEST:operator:posted:all")), "the digest marked posted")
         assert len(slack.posted("C0DIGEST")) == 1
         # each delivery is acked; the retry then finds the event claimed and does nothing, the first posts the preview
         await eventually(lambda: bool(slack.called("chat.unfurl")), "the link preview")

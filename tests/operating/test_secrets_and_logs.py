@@ -17,6 +17,7 @@ from bot.config import ConfigError, load_settings
 from bot.demo.albert import BOOTSTRAP
 from bot.inference import joined, rotate
 from clients.inference.key_store import KeyStore
+from clients.redis_keys import key as redis_key
 from clients.retry import RetryPolicy
 from clients.secret_box import SecretBox
 from tests.conftest import make_digest_job, start_bot, text_of
@@ -39,7 +40,7 @@ async def test_tokens_are_encrypted_at_rest_and_still_reused(encrypted, redis, s
         await bot.reply("list")
     [token] = meet.tokens
     assert len(meet.token_requests) == 1
-    values = [await redis.get(name) for name in await redis.keys("roombot:token:*")]
+    values = [await redis.get(name) for name in await redis.keys(redis_key("token:*"))]
     assert values and all(value.startswith("fernet:") and token not in value for value in values)
 
 
@@ -57,7 +58,7 @@ async def test_the_bots_inference_key_is_encrypted_at_rest(redis, albert):
     keys = KeyStore(redis, SecretStr(BOOTSTRAP), box)
     ai = joined(keys, albert.url, "albert-small")
     new = (await rotate(ai, expires_in_days=30)).new
-    raw = await redis.get("roombot:albert:active-key")
+    raw = await redis.get(redis_key("albert:active-key"))
     assert raw.startswith("fernet:") and new.secret.get_secret_value() not in raw
     assert (await keys.current()).get_secret_value() == new.secret.get_secret_value()
     await ai.service.aclose()

@@ -184,7 +184,7 @@ def test_serving_leaves_the_calendar_library_out_until_a_meeting_is_planned():
 
     from tests.conftest import ROOT
 
-    code = "import sys, bot.slack_app, handlers.listeners; print(sorted(m for m in ('icalendar', 'dateutil') if m in sys.modules))"
+    code = "import sys, bot.serving.slack_app, handlers.listeners; print(sorted(m for m in ('icalendar', 'dateutil') if m in sys.modules))"
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip() == "[]"  # 60 ms and 3 MiB of start-up, paid by the first planned meeting instead

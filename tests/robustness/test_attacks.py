@@ -89,7 +89,7 @@ async def test_hostile_bodies_get_400_401_or_413_never_500_and_one_log_line(bot,
         response = await bot.http.post("/slack/events", content=signed_bad, headers={
             "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": ts, "x-slack-signature": f"v0={digest}"})
         assert response.status_code in (400, 401)  # signed over bytes no Slack request can hold
-    mine = [r for r in caplog.records if r.name == "bot.slack_endpoint"]
+    mine = [r for r in caplog.records if r.name == "bot.serving.slack_endpoint"]
     assert len(mine) <= 1 and all(r.exc_info is None for r in caplog.records)
     assert "Traceback" not in caplog.text
     assert "Your video room is ready" in text_of(await bot.reply("new"))  # the next real request works
@@ -97,8 +97,8 @@ async def test_hostile_bodies_get_400_401_or_413_never_500_and_one_log_line(bot,
 
 async def test_a_body_that_arrives_too_slowly_is_cut_off(settings, redis, slack: FakeSlack):
     """A client sending its body byte by byte does not hold a request open for ever."""
-    from bot.slack_app import build_app
-    from bot.slack_endpoint import SlackEndpoint
+    from bot.serving.slack_app import build_app
+    from bot.serving.slack_endpoint import SlackEndpoint
     from clients.rooms.service import RoomService
     from tests.slack_requests import SIGNING_SECRET
 
@@ -202,7 +202,7 @@ async def test_service_text_reaches_slack_inert(settings, redis, ds, slack: Fake
     from slack_sdk.web.async_client import AsyncWebClient
 
     from bot.demo.albert import BOOTSTRAP
-    from bot.slack_app import configure_slack_client
+    from bot.serving.slack_app import configure_slack_client
     from clients.inference.service import InferenceService
     from tests.conftest import instant_policy, make_digest_job
 

@@ -12,12 +12,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.demo.ds import FakeDS
-from bot.slack_app import configure_slack_client
+from bot.serving.slack_app import configure_slack_client
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import EndlessWalk
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
+from clients.redis_keys import key as redis_key
 from tests.conftest import instant_policy, make_digest_job, text_of
 from tests.fakes.slack import FakeSlack
 
@@ -51,7 +52,7 @@ async def test_a_hostile_answer_fails_its_demarche_only_and_the_digest_goes_out(
     assert any(logged in record.getMessage() for record in caplog.records), [r.getMessage() for r in caplog.records]
     asked = [q for q in ds.queries if q["variables"]["demarcheNumber"] == 102 and q["operationName"] == "getDemarche"]
     assert len(asked) <= 2  # the second page shows the loop; everything else stops at the first
-    assert not await redis.exists("roombot:ds:{102}:states", "roombot:ds:{102}:states:new")  # nothing of it kept
+    assert not await redis.exists(redis_key("ds:{102}:states"), redis_key("ds:{102}:states:new"))  # nothing of it kept
     # of a 60 MB page, 4 MB were read before hanging up; the rest sent was in the sockets' buffers
     assert ds.streamed < 16 * 1024 * 1024
 
@@ -62,7 +63,7 @@ async def test_a_walk_ends_after_more_pages_than_a_demarche_has_or_its_time(redi
     capped = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000), policy=instant_policy(), max_pages=30)
     with pytest.raises(EndlessWalk, match="more than 30 pages"):
         await DossierCounter(capped, redis).count(102, since=None)
-    assert capped.requests == 30 and not await redis.exists("roombot:ds:{102}:states:new")
+    assert capped.requests == 30 and not await redis.exists(redis_key("ds:{102}:states:new"))
     ds.slow[102] = 0.05
     timed = DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000), policy=instant_policy(), walk_seconds=0.3)
     with pytest.raises(EndlessWalk, match="still walking after"):
@@ -77,8 +78,8 @@ async def test_states_are_stored_in_batches_whatever_a_page_holds(redis):
     from clients.dossiers.counts import _STORE_PAGE
 
     store = redis.register_script(_STORE_PAGE)
-    stored = await store(keys=["roombot:test:states"], args=[";".join(f"{n}=a,29384756,,1" for n in range(1, 20_001))])
-    assert stored == 20_000 and await redis.hlen("roombot:test:states") == 20_000
+    stored = await store(keys=[redis_key("test:states")], args=[";".join(f"{n}=a,29384756,,1" for n in range(1, 20_001))])
+    assert stored == 20_000 and await redis.hlen(redis_key("test:states")) == 20_000
 
 
 async def test_a_room_list_without_end_answers_not_found_within_a_bound(bot, meet, slack: FakeSlack, alice):

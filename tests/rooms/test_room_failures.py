@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from bot.demo.meet import ALL_SCOPES, Application, FakeMeet, Fault
+from clients.redis_keys import key as redis_key
 from tests.conftest import start_bot, text_of
 from tests.fakes.slack import FakeSlack
 
@@ -51,7 +52,7 @@ async def test_an_unknown_account_is_remembered_for_a_few_minutes(bot, slack: Fa
         assert "no account for bob@example.gouv.fr" in text_of(await bot.reply("list", user="U0BOB"))
     assert len(meet.token_requests) == 1
     meet.add_user("bob@example.gouv.fr")  # Bob signs in; a few minutes later the answer is forgotten:
-    [memo] = await redis.keys("roombot:no-account:*")
+    [memo] = await redis.keys(redis_key("no-account:*"))
     assert 120 <= await redis.ttl(memo) <= 180
     await redis.delete(memo)
     assert "Your video room is ready" in text_of(await bot.reply("new", user="U0BOB"))
@@ -113,6 +114,14 @@ async def test_service_down_html_5xx_and_recovery(bot, meet: FakeMeet, alice):
     assert "no video room yet" in text_of(await bot.reply("list"))
 
 
+async def test_a_call_the_service_does_not_route_says_it_is_not_offered_not_that_the_bot_is_misconfigured(
+        bot, meet: FakeMeet, alice):
+    """An older or differently set-up instance answers 405 to a call it lacks (a new verb's)."""
+    meet.faults.append(Fault("GET", ROOMS, 405, {"detail": 'Method "GET" not allowed.'}))
+    words = text_of(await bot.reply("list"))
+    assert "does not offer that (yet): nothing was done" in words and "not set up correctly" not in words
+
+
 async def test_create_is_not_retried_after_a_5xx(bot, meet: FakeMeet, alice):
     meet.faults.append(Fault("POST", ROOMS, 500, "<h1>Server Error (500)</h1>", "text/html"))
     assert "unavailable right now" in text_of(await bot.reply("new"))
@@ -160,7 +169,7 @@ async def test_a_disabled_account_is_told_who_can_re_enable_it(bot, meet: FakeMe
     words = text_of(await bot.reply("new"))
     assert "Your account on the room service is disabled" in words and f"administrator of <{meet.base}|" in words
     assert len(meet.token_requests) == 1 and meet.count("POST", ROOMS) == 1  # no new token can help
-    await redis.delete(*await redis.keys("roombot:token:*"))  # cold cache: one token request, one room call
+    await redis.delete(*await redis.keys(redis_key("token:*")))  # cold cache: one token request, one room call
     assert "is disabled" in text_of(await bot.reply("list"))
     assert len(meet.token_requests) == 2 and meet.count("GET", ROOMS) == 2
 
@@ -180,7 +189,7 @@ async def test_a_missing_scope_is_believed_a_few_minutes_then_a_granted_scope_wo
     for _ in range(3):  # meanwhile every /room new is answered at once: no token request, no call
         assert "missing the room service permission `rooms:create`" in text_of(await bot.reply("new"))
     assert len(meet.token_requests) == 2 and meet.count("POST", ROOMS) == 2
-    [memo] = await redis.keys("roombot:scope-missing:*")
+    [memo] = await redis.keys(redis_key("scope-missing:*"))
     assert 0 < await redis.ttl(memo) <= 180
     meet.app_config.scopes = ALL_SCOPES  # the administrator grants the scope; a few minutes later:
     await redis.delete(memo)
@@ -236,6 +245,6 @@ async def test_people_are_sent_to_sign_in_where_the_room_links_point_not_to_the_
     assert f"Sign in once at <{meet.base}|" in text_of(await bot.reply("new", user="U0BOB"))  # nothing learned yet
     meet.add_room(alice)
     await bot.reply("list")  # a room link seen: its origin is the web app
-    await bot.runtime.redis.delete(*await bot.runtime.redis.keys("roombot:no-account:*"))
+    await bot.runtime.redis.delete(*await bot.runtime.redis.keys(redis_key("no-account:*")))
     said = text_of(await bot.reply("new", user="U0BOB"))
     assert "Sign in once at <https://visio.example.gouv.fr|" in said and meet.base not in said

@@ -60,6 +60,8 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
             return say("user_error", "error.public_disabled_home" if on_home else "error.public_disabled")
         case errors.RoomRejected():
             return say("user_error", "error.room_rejected", reason=error.detail)
+        case errors.NotOffered():
+            return say("user_error", "error.not_offered")
         case errors.NotYourRoom():
             return say("user_error", "error.not_your_room")
         case errors.PageNotFound(page=page):

@@ -13,9 +13,9 @@ import logging
 import redis.asyncio as aioredis
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.authorize import Members, Rotation
-from bot.installations import InstallationStore, InstallationUnreadable, Place
-from clients.workspace_data import forget_team
+from bot.serving.authorize import Members, Rotation
+from bot.serving.installations import InstallationStore, InstallationUnreadable, Place
+from clients.workspace_erasure import forget_team
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.installations import InstallationStore, InstallationUnreadable, Place
+from bot.serving.installations import InstallationStore, InstallationUnreadable, Place
 from clients.redis_keys import key
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ EXPIRED_WAIT_SECONDS = 2.0  # for a token already expired while another process 
 # request came from one it did not know (auth.teams.list is Tier 2: 20 a minute)
 MEMBERS_REFRESH = 600.0
 MAX_CACHED = 10_000
-#: the context key a listener-side middleware reads to answer "being repaired" (bot.slack_app)
+#: the context key a listener-side middleware reads to answer "being repaired" (bot.serving.slack_app)
 UNREADABLE = "installation_unreadable"
 
 Spawn = Callable[[Coroutine[Any, Any, None]], None]

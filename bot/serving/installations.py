@@ -7,7 +7,7 @@ bot, its latest installation and each installing person's own, in one Redis hash
 grant never replaces the bot; a lookup names the organisation the installation was made in.
 Everything is sealed with `TOKEN_ENCRYPTION_KEY`. A workspace served by an organisation-wide
 install is recorded as the organisation's only from what Slack itself says: the
-`team_access_granted` event and `auth.teams.list` (bot.authorize).
+`team_access_granted` event and `auth.teams.list` (bot.serving.authorize).
 """
 
 from __future__ import annotations

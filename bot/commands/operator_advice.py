@@ -41,6 +41,8 @@ def rooms(error: room_errors.RoomServiceError, settings: Settings, email: str | 
             return "the room service runs with APPLICATION_ENABLED=False: ask its administrator to turn applications on"
         case room_errors.Redirected(location=location):
             return f"MEET_API_URL is redirected to {location}: set the API's own address, ending in /external-api/v1.0"
+        case room_errors.NotOffered():
+            return f"{host_of(settings.meet_api_url)} has no such call ({_short(str(error))}): this room service does not offer it"
         case room_errors.AccountNotFound():
             return f"the room service has no account for {email}: that person must sign in there once"
         case room_errors.EmailDomainNotAllowed():

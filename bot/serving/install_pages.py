@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.authorize import Members
+from bot.serving.authorize import Members
 from handlers.i18n import LANGUAGES, file_text
 
 log = logging.getLogger(__name__)

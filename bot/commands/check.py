@@ -20,15 +20,15 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import advice
+from bot.commands import operator_advice as advice
+from bot.commands.tables import clean
 from bot.config import Settings
 from bot.inference import WARN_DAYS, inference
-from bot.installations import InstallationStore
 from bot.redis_server import open_redis
 from bot.requirements import unset_line
 from bot.scopes import REQUIRED_SCOPES
-from bot.slack_app import configure_slack_client, slack_client
-from bot.tables import clean
+from bot.serving.installations import InstallationStore
+from bot.serving.slack_app import configure_slack_client, slack_client
 from bot.wiring import dossier_service, room_service
 from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
@@ -36,7 +36,8 @@ from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError, KeyRejected
 from clients.redis_keys import application_tag
 from clients.rooms.errors import RoomServiceError
-from clients.rooms.service import SCOPES as ROOM_SCOPES
+from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
+from clients.rooms.service import REQUIRED_SCOPES as ROOM_SCOPES
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
 
@@ -224,6 +225,11 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     # the first person the bot sends to sign in gets the right address
     await RoomSite(redis, application_tag(settings.meet_client_id or ""), "").learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
+    unavailable = {scope: verb for scope, verb in ROOM_OPTIONAL_SCOPES.items() if scope not in granted}
+    if unavailable:
+        return Result("room service", True, f"{found}; but the application lacks {', '.join(unavailable)}: "
+                                            f"{', '.join(unavailable.values())} will say it is not available (grant "
+                                            "the scope on the room service to offer it)", warning=True)
     if grant.expires_in < MIN_CACHED_LIFETIME:
         return Result("room service", True, f"{found}; but tokens last {grant.expires_in} s: below "
                                             f"{MIN_CACHED_LIFETIME} s they are not cached and every command asks for one "

@@ -2,7 +2,7 @@
 
 Like Hubot's shell adapter or Errbot's text backend, a console stands in for the chat service:
 `/room …` and `/digest …` typed on standard input go to the bot's own listeners, and what they
-send to Slack comes back to a stand-in served on loopback (`bot.console_slack`), which prints it
+send to Slack comes back to a stand-in served on loopback (`bot.commands.console_slack`), which prints it
 as a person reads it. A number uses the button or menu shown with it; a modal asks its fields one
 by one, then is submitted; `home` shows the Home tab. The room, dossier and inference services
 are the real configured ones.
@@ -26,9 +26,9 @@ import uvicorn
 from pydantic import SecretStr
 from slack_bolt.request.async_request import AsyncBoltRequest
 
+from bot.commands.console_slack import TEAM, ConsoleSlack, Control, Directory, Person, person_id, slack_locale
 from bot.config import Settings
-from bot.console_slack import TEAM, ConsoleSlack, Control, Directory, Person, person_id, slack_locale
-from bot.slack_app import Runtime, running
+from bot.serving.slack_app import Runtime, running
 from handlers.i18n import LANGUAGES, text
 
 QUIT = {"quit", "exit", "/quit", "/exit"}

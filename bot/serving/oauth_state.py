@@ -55,7 +55,7 @@ class StateStore(AsyncOAuthStateStore):
             return False
         if not -CLOCK_SKEW <= age <= self.expiration_seconds:
             return False
-        # Redis not answering is not a stale link: the page says to try again (bot.install_pages)
+        # Redis not answering is not a stale link: the page says to try again (bot.serving.install_pages)
         return bool(await self._redis.set(key("oauth-state-used", body), "1", nx=True, ex=self.expiration_seconds + 1))
 
     def _sign(self, body: str) -> str:

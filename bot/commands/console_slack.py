@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bot.tables import CONTROL
+from bot.commands.tables import CONTROL
 from clients.redis_keys import digest
 from handlers.i18n import text
 

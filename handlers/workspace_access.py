@@ -1,5 +1,5 @@
 """The Slack client of a workspace, for work no request carries (digests, weekly reminders): the
-one bot token's, or with OAuth installs the workspace's own (bot.workspace_clients); and what
+one bot token's, or with OAuth installs the workspace's own (bot.serving.workspace_clients); and what
 goes when the app leaves a workspace or an organisation."""
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
-from bot import advice
+from bot.commands import operator_advice as advice
+from bot.commands.tables import clean, print_table
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
-from bot.tables import clean, print_table
 from clients.inference.errors import InferenceError
 from clients.inference.service import ApiKey
 

@@ -14,13 +14,13 @@ from babel.dates import format_date, format_time
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bot import advice
+from bot.commands import operator_advice as advice
+from bot.commands.tables import clean, print_table
 from bot.config import Settings
 from bot.redis_server import open_redis
-from bot.tables import clean, print_table
 from bot.wiring import digest_job
 from clients.dossiers.digest_store import RUN_WINDOW
-from clients.dossiers.service import STATES
+from clients.dossiers.models import STATES
 from handlers.digest.job import Digest
 from handlers.digest.messages import needs_line, sparkline
 from handlers.digest.post import DigestNotPosted
@@ -36,8 +36,8 @@ async def run_digest_command(
     slack = None
     if not dry_run and settings.slack_bot_token is not None:
         # Bolt and aiohttp load only to post: a dry run is 0.5 s quicker
-        from bot.slack_app import slack_client
-        from bot.workspace_clients import Workspaces
+        from bot.serving.slack_app import slack_client
+        from bot.serving.workspace_clients import Workspaces
 
         slack = Workspaces(slack_client(settings))
     day = dt.datetime.now(settings.zone).date()

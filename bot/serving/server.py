@@ -28,14 +28,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.check import log_failures
+from bot.commands.check import log_failures
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
-from bot.install_pages import install_routes
-from bot.scheduler import run_daily, run_due, run_subscriptions
-from bot.serve_processes import HELPER, beat, start_helper, stop_helpers, supervise
-from bot.slack_app import Runtime, running
-from bot.slack_endpoint import SlackEndpoint
+from bot.serving.install_pages import install_routes
+from bot.serving.processes import HELPER, beat, start_helper, stop_helpers, supervise
+from bot.serving.scheduler import run_daily, run_due, run_subscriptions
+from bot.serving.slack_app import Runtime, running
+from bot.serving.slack_endpoint import SlackEndpoint
 from clients.inference.key_store import KeyStore
 
 log = logging.getLogger(__name__)

@@ -22,16 +22,16 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.oauth.token_rotation.async_rotator import AsyncTokenRotator
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.authorize import ROTATE_MINUTES, UNREADABLE, Authorize, Members, Rotation
 from bot.config import Settings
-from bot.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
-from bot.installations import InstallationStore
-from bot.listener_tasks import ListenerTasks
-from bot.oauth_state import STATE_SECONDS, StateStore
 from bot.redis_server import open_redis
 from bot.scopes import REQUIRED_SCOPES
+from bot.serving.authorize import ROTATE_MINUTES, UNREADABLE, Authorize, Members, Rotation
+from bot.serving.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
+from bot.serving.installations import InstallationStore
+from bot.serving.listener_tasks import ListenerTasks
+from bot.serving.oauth_state import STATE_SECONDS, StateStore
+from bot.serving.workspace_clients import Workspaces
 from bot.wiring import digest_job, room_service
-from bot.workspace_clients import Workspaces
 from clients.aiohttp_transport import KEEPALIVE
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
@@ -130,7 +130,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
 
 
 # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed
-# (bot.slack_endpoint); Socket Mode has none to check. A name given spares Bolt an inspect.stack()
+# (bot.serving.slack_endpoint); Socket Mode has none to check. A name given spares Bolt an inspect.stack()
 # that took 0.15 s of the start.
 
 def single_workspace_app(settings: Settings, redis: aioredis.Redis) -> tuple[AsyncApp, Workspaces]:

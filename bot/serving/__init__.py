@@ -1,0 +1,1 @@
+"""What `serve` runs: the HTTP door, the Bolt app and its installs, the helper processes, the schedules."""
