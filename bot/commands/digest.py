@@ -21,7 +21,7 @@ from bot.redis_server import open_redis
 from bot.wiring import digest_job
 from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.models import STATES
-from handlers.digest.job import Digest
+from handlers.digest.counting import Digest
 from handlers.digest.messages import needs_line, sparkline
 from handlers.digest.post import DigestNotPosted
 from handlers.i18n import text

@@ -1,0 +1,150 @@
+"""Counting for the digest: each démarche counted a few at a time (another channel's count of the
+same day reused), a groupe instructeur's share, the 14-day chart, and the optional AI line."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from zoneinfo import ZoneInfo
+
+from clients.dossiers.access import Membership
+from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.counts import DemarcheCounts, DossierCounter, Progress
+from clients.dossiers.digest_store import DigestStore, Snapshot
+from clients.dossiers.errors import DossierConfigError, DossierServiceError
+from clients.dossiers.models import STATES
+from clients.dossiers.records import Counted, Needs
+from clients.dossiers.subscriptions import Subscription
+from clients.inference.service import InferenceService
+from handlers.digest.chart import alt_text, by_state, render
+from handlers.digest.messages import DigestFailure, DigestLine
+from handlers.digest.summary import summary_line
+from handlers.i18n import text
+
+log = logging.getLogger(__name__)
+
+TREND_DAYS = 14
+CONCURRENT_DEMARCHES = 4
+
+
+@dataclass
+class Digest:
+    lines: list[DigestLine]
+    failures: list[DigestFailure]
+
+
+@dataclass(frozen=True)
+class DigestConfig:
+    """What the operator set for digests (bot.config reads it from the environment)."""
+
+    language: str  # DEFAULT_LANGUAGE: the digests' own
+    zone: ZoneInfo  # DIGEST_TIMEZONE
+    at: dt.time  # DIGEST_TIME: the operator's digest, and the default hour of /digest subscribe
+    channel: str | None = None  # DIGEST_CHANNEL
+    demarches: tuple[int, ...] = ()  # DIGEST_DEMARCHES
+    allowed: frozenset[int] | None = None  # DIGEST_ALLOWED_DEMARCHES; None: any the token can read
+    max_per_person: int = 10  # DIGEST_MAX_PER_PERSON
+    late_days: int = 7  # DIGEST_LATE_DAYS
+
+
+class DigestCounting:
+    """The counting part of the digest job (handlers/digest/job.py holds the fields)."""
+
+    config: DigestConfig
+    store: DigestStore
+    operator: DossierAccount | None
+    inference: InferenceService | None
+
+    async def compute(
+        self,
+        day: dt.date,
+        progress_for: Callable[[int], Progress] | None = None,
+        *,
+        demarches: Sequence[int] | None = None,
+        fresh: bool = False,
+        account: DossierAccount | None = None,
+    ) -> Digest:
+        """Counts the démarches a few at a time (the token's allowance is shared through the rate
+        limiter, so concurrency only fills each window faster); failures are kept aside. A démarche
+        another channel's digest counted within the run window is not counted again, unless `fresh`.
+        `account` reads, the operator's by default."""
+        limit = asyncio.Semaphore(CONCURRENT_DEMARCHES)
+        reader = account or self.operator
+        assert reader is not None, "no dossier-service token to count with"
+
+        async def one(number: int) -> DigestLine | DigestFailure:
+            async with limit:
+                previous = await self.store.previous(number, before=day)
+                try:
+                    counts, reused = await self._count(reader.counter, number, day, previous,
+                                                       progress_for(number) if progress_for else None, fresh=fresh)
+                except DossierServiceError as error:
+                    level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
+                    log.log(level, "démarche %s not counted: %s (%s)", number, text("en", f"digest.reason.{error.reason}"),
+                            error.detail)
+                    return DigestFailure(number, error.reason)
+                history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
+                return DigestLine(counts, previous, history, reused, self.config.late_days)
+
+        numbers = self.config.demarches if demarches is None else demarches
+        results = await asyncio.gather(*(one(number) for number in numbers))
+        return Digest([r for r in results if isinstance(r, DigestLine)], [r for r in results if isinstance(r, DigestFailure)])
+
+    async def _count(
+        self, counter: DossierCounter, number: int, day: dt.date, previous: Snapshot | None, progress: Progress | None, *, fresh: bool
+    ) -> tuple[DemarcheCounts, bool]:
+        """The démarche's counts, and whether they are another run's, reused."""
+        async with self.store.counting(number, day):
+            shared = None if fresh else await self.store.shared_count(number, day)
+            if shared is not None:
+                return shared, True
+            counts = await counter.count(number, since=previous.at if previous else None, progress=progress)
+            await self.store.record(counts, day)
+            await self.store.share_count(counts, day)
+            return counts, False
+
+    async def for_groups(self, digest: Digest, sub: Subscription, account: DossierAccount) -> Digest:
+        """A démarche followed for one groupe instructeur counts that group's dossiers only, named by
+        its label; the day-to-day change and the trend are the whole démarche's, so they are left out."""
+        lines = []
+        for line in digest.lines:
+            group = sub.group_of(line.counts.number)
+            if group is None:
+                lines.append(line)
+                continue
+            part = line.counts.groups.get(group) or Counted({state: 0 for state in STATES}, Needs())
+            try:
+                label = (await self.membership(line.counts.number, account)).groups.get(group, (f"n° {group}", frozenset()))[0]
+            except DossierServiceError:
+                label = f"n° {group}"
+            counts = replace(line.counts, by_state=part.by_state, needs=part.needs, groups={})
+            lines.append(replace(line, counts=counts, previous=None, history=[], group=label, group_number=group))
+        return replace(digest, lines=lines)
+
+    async def membership(self, number: int, account: DossierAccount | None = None) -> Membership:
+        """Who may follow the démarche, as `account` (the operator's by default) reads it; raises the
+        service's refusal (unknown, not readable, down)."""
+        reader = account or self.operator
+        assert reader is not None, "no dossier-service token to read with"
+        return await reader.access.membership(number)
+
+
+    async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:
+        """The PNG of the digest's 14-day trend by state and its alternative text; None without lines
+        (a group's line has no trend of its own)."""
+        whole = [line for line in digest.lines if line.group is None]
+        if not whole:
+            return None
+        days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in whole]
+        series = by_state(days)
+        lang = self.config.language
+        return await render(lang, day, series), alt_text(lang, day, series)
+
+    async def summary(self, digest: Digest) -> str | None:
+        """The AI line, when the inference service is configured and answers in time."""
+        if self.inference is None:
+            return None
+        return await summary_line(self.inference, self.config.language, digest.lines)
