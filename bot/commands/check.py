@@ -225,15 +225,16 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     # the first person the bot sends to sign in gets the right address
     await RoomSite(redis, application_tag(settings.meet_client_id or ""), "").learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
+    buts = []  # each warning of the line, none hiding another
     unavailable = {scope: verb for scope, verb in ROOM_OPTIONAL_SCOPES.items() if scope not in granted}
     if unavailable:
-        return Result("room service", True, f"{found}; but the application lacks {', '.join(unavailable)}: "
-                                            f"{', '.join(unavailable.values())} will say it is not available (grant "
-                                            "the scope on the room service to offer it)", warning=True)
+        buts.append(f"the application lacks {', '.join(unavailable)}: {', '.join(unavailable.values())} will say it is "
+                    "not available (grant the scope on the room service to offer it)")
     if grant.expires_in < MIN_CACHED_LIFETIME:
-        return Result("room service", True, f"{found}; but tokens last {grant.expires_in} s: below "
-                                            f"{MIN_CACHED_LIFETIME} s they are not cached and every command asks for one "
-                                            "(raise APPLICATION_JWT_EXPIRATION_SECONDS on the service)", warning=True)
+        buts.append(f"tokens last {grant.expires_in} s: below {MIN_CACHED_LIFETIME} s they are not cached and every "
+                    "command asks for one (raise APPLICATION_JWT_EXPIRATION_SECONDS on the service)")
+    if buts:
+        return Result("room service", True, f"{found}; but " + "; and ".join(buts), warning=True)
     return Result("room service", True, f"{found}; tokens last {grant.expires_in} s")
 
 
