@@ -126,5 +126,5 @@ def test_tests_name_redis_keys_through_the_key_builder():
     import re
 
     spelled = [f"{path.relative_to(ROOT)}:{number}" for path in (ROOT / "tests").rglob("*.py")
-               for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r'"roombot:[^" ]', line)]
+               for number, line in enumerate(path.read_text().splitlines(), 1) if re.search('"' + r'roombot:[^" ]', line)]
     assert spelled == []
