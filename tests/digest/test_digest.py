@@ -306,9 +306,19 @@ async def many_demarches_job(jobs, ds: FakeDS, redis, count: int = 48, lease: fl
     return job
 
 
-async def _renewed(redis, lock: str, before: int) -> bool:
-    """Whether the lease's time left went up since `before` (a renewal; it only goes down else)."""
-    return await redis.pttl(lock) > before
+async def renewal(redis, lock: str) -> None:
+    """Returns once the lease's time left goes up: it only goes down between renewals."""
+    lowest = await redis.pttl(lock)
+
+    async def renewed() -> bool:
+        nonlocal lowest
+        left = await redis.pttl(lock)
+        if left > lowest:
+            return True
+        lowest = left
+        return False
+
+    await eventually(renewed, "the lease renewed")
 
 
 async def test_a_live_run_keeps_its_lease_and_a_dead_one_frees_the_day_within_it(jobs, ds: FakeDS, redis):
@@ -319,8 +329,7 @@ async def test_a_live_run_keeps_its_lease_and_a_dead_one_frees_the_day_within_it
         assert held
         first = await redis.pttl(lock)
         for _ in range(6):  # renewed six times, well past the lease, while the holder lives
-            renewed = await redis.pttl(lock)
-            await eventually(lambda before=renewed: _renewed(redis, lock, before), "the lease renewed")  # its expiry moved on
+            await renewal(redis, lock)
             async with DigestStore(redis, lease=0.3).day_lease(day, CHANNEL) as other:
                 assert not other
             assert 0 < await redis.pttl(lock) <= 300  # a holder killed now frees the day within 0.3 s
