@@ -140,7 +140,7 @@ async def main() -> list[tuple[str, str, str]]:
 
         await counter.forget(3)
         full_requests = (await counter.count(3, since=None)).requests
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(timeout=120) as http:  # the fake changes 1,000 of 100,000 one by one: seconds
             changed = (await http.post(f"{base}/admin/change", json={"demarche": 3, "fraction": 0.01})).json()
         second = await counter.count(3, since=None)
         assert not second.full_walk

@@ -11,8 +11,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from babel.dates import format_date, format_time
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot.commands import operator_advice as advice
 from bot.commands.tables import clean, print_table
@@ -85,6 +83,9 @@ def _progress() -> Iterator[Callable[[int], Callable[[int, int], None]] | None]:
     if not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console  # on a terminal only (see tables.py)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (TextColumn("démarche {task.fields[demarche]}"), BarColumn(),
                TextColumn("{task.fields[pages]} pages · {task.fields[dossiers]} dossiers"), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=False) as progress:

@@ -16,10 +16,6 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 #: Control characters but tab and line end: the rest can move the cursor, recolour or retitle a terminal.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -38,6 +34,10 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
         lines += ["\t".join(clean(cell) for cell in row) for row in rows]
         out.write("\n".join([*lines, *(clean(note) for note in notes)]) + "\n")
         return
+    from rich.console import Console  # on a terminal only: rich is 80 ms of a start (`python -X importtime`)
+    from rich.table import Table
+    from rich.text import Text
+
     console = Console(file=out)
     widest = [max(len(clean(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     if sum(widest) + 3 * len(widest) + 1 > console.width:  # a table would break cells: one block a row

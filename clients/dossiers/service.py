@@ -12,10 +12,11 @@ is refused: neither can grow the process or the stored states without bound.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import httpx
@@ -100,26 +101,44 @@ class DossierService:
         operation = "getPendingDeletedDossiers" if pending else "getDeletedDossiers"
         return self.pages(operation, demarche, deletedSince=since.isoformat())
 
-    async def pages(self, operation: str, demarche: int, **variables: Any) -> AsyncIterator[Page]:
-        """Every page of `operation`'s connection, in order; `after` is managed here."""
+    async def pages(self, operation: str, demarche: int, **variables: Any) -> AsyncGenerator[Page]:
+        """Every page of `operation`'s connection, in order; `after` is managed here.
+
+        The next page is asked for before this one is handed over, so what the caller does with a
+        page (records encoded, counted, stored) overlaps the service's work on the next: one
+        request ahead, never more, and none past the last page or a walk found endless."""
         query, connection = QUERIES[operation]
-        after: str | None = None
         seen: set[str] = set()
         deadline = time.monotonic() + self._walk_seconds
-        for number in range(1, self._max_pages + 1):
-            data = await self.query(operation, query, {"demarcheNumber": demarche, **variables, "after": after})
-            page = _page(data, connection)
-            yield page
-            if not page.pageInfo.hasNextPage:
-                return
-            cursor = page.pageInfo.endCursor
-            if not cursor or cursor in seen:  # would restart, or go round, forever
-                raise errors.EndlessWalk(f"{operation} of n° {demarche}: page {number} sent back cursor {str(cursor)[:60]!r}")
-            if time.monotonic() > deadline:
-                raise errors.EndlessWalk(f"{operation} of n° {demarche}: still walking after {self._walk_seconds:.0f} s")
-            seen.add(cursor)
-            after = cursor
-        raise errors.EndlessWalk(f"{operation} of n° {demarche}: more than {self._max_pages} pages")
+
+        def ask(after: str | None) -> asyncio.Future[dict[str, Any]]:
+            return asyncio.ensure_future(self.query(operation, query, {"demarcheNumber": demarche, **variables, "after": after}))
+
+        ahead: asyncio.Future[dict[str, Any]] | None = ask(None)
+        try:
+            for number in range(1, self._max_pages + 1):
+                assert ahead is not None
+                page, ahead = _page(await ahead, connection), None
+                cursor = page.pageInfo.endCursor
+                endless = None
+                if page.pageInfo.hasNextPage:
+                    if not cursor or cursor in seen:  # would restart, or go round, forever
+                        endless = f"page {number} sent back cursor {str(cursor)[:60]!r}"
+                    elif time.monotonic() > deadline:
+                        endless = f"still walking after {self._walk_seconds:.0f} s"
+                    elif number < self._max_pages:
+                        seen.add(cursor)
+                        ahead = ask(cursor)
+                yield page
+                if not page.pageInfo.hasNextPage:
+                    return
+                if endless:
+                    raise errors.EndlessWalk(f"{operation} of n° {demarche}: {endless}")
+            raise errors.EndlessWalk(f"{operation} of n° {demarche}: more than {self._max_pages} pages")
+        finally:
+            if ahead is not None:  # the caller stopped early: the page asked for ahead is not wanted
+                ahead.cancel()
+                await asyncio.gather(ahead, return_exceptions=True)
 
     async def query(self, operation: str, query: str, variables: dict[str, Any], *,
                     policy: RetryPolicy | None = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.redis_keys import key as redis_key
 from clients.retry import RetryPolicy
+from tests.conftest import eventually
 
 
 @pytest.fixture
@@ -63,6 +64,31 @@ async def test_walks_every_page_one_at_a_time_with_real_cursors(service: Dossier
     assert len(seen) == 250 and len(set(seen)) == 250
     assert afters[0] is None and all(afters[1:]) and len(afters) == 3
     assert all(query["operationName"] == "getDemarche" for query in ds.queries)
+
+
+async def test_the_next_page_is_on_its_way_while_the_caller_works_on_this_one(service: DossierService, ds: FakeDS):
+    ds.add_demarche(12345, "Subvention", dossiers=250)
+    pages = service.pages("getDemarche", 12345)
+    await anext(pages)
+    await eventually(lambda: len(ds.queries) == 2, "the second page asked for while the caller holds the first")
+    await anext(pages)
+    await eventually(lambda: len(ds.queries) == 3, "the third page asked for")
+    last = await anext(pages)
+    assert not last.pageInfo.hasNextPage
+    with pytest.raises(StopAsyncIteration):
+        await anext(pages)
+    assert len(ds.queries) == 3 == service.requests  # one ahead at most, and nothing past the last page
+
+
+async def test_a_caller_that_stops_early_leaves_no_request_behind(service: DossierService, ds: FakeDS):
+    ds.add_demarche(12345, "Subvention", dossiers=250)
+    pages = service.pages("getDemarche", 12345)
+    await anext(pages)
+    ds.slow[12345] = 60.0  # the page asked for ahead would take a minute
+    await eventually(lambda: len(ds.queries) == 2, "the second page asked for")
+    await asyncio.wait_for(pages.aclose(), 10)  # not a minute: the request ahead is given up
+    assert not [task for task in asyncio.all_tasks() if "DossierService.query" in repr(task.get_coro())]
+    assert len(ds.queries) == 2
 
 
 async def test_an_empty_demarche_is_one_request(service: DossierService, ds: FakeDS):
