@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import platform
+import shutil
 import sys
+import tempfile
 
-from bench import attacks, capacity, desk, digest, pacing, rooms, startup
+# every suite's folders (Redis, working directories) go here, and go when the run ends
+tempfile.tempdir = tempfile.mkdtemp(prefix="roombot-bench-")
+atexit.register(shutil.rmtree, tempfile.tempdir, ignore_errors=True)
+
+from bench import attacks, capacity, desk, digest, pacing, rooms, startup  # noqa: E402
 
 SUITES = {
     "startup": startup.main, "rooms": rooms.main, "digest": digest.main, "attacks": attacks.main, "pacing": pacing.main,
@@ -22,6 +29,9 @@ def machine() -> str:
 
 def main() -> None:
     chosen = sys.argv[1:] or list(SUITES)
+    if unknown := [name for name in chosen if name not in SUITES]:
+        print(f"usage: python -m bench [{' '.join(SUITES)}] (all when none is named)", file=sys.stderr)
+        sys.exit(0 if set(unknown) <= {"-h", "--help"} else 2)
     rows = []
     for name in chosen:
         rows += asyncio.run(SUITES[name]())
