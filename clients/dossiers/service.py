@@ -1,7 +1,8 @@
 """GraphQL client of the dossier service (démarche.numérique API v2) and its cursor paginator.
 
 The API has no count: counting is walking `dossiers` 100 at a time. The paginator is a loop
-(not recursion: a national démarche is thousands of pages), keeps one page in memory, stops on
+(not recursion: a national démarche is thousands of pages), keeps two pages in memory at most (the
+caller's and the next, asked for while the caller works on its own), stops on
 `hasNextPage: false`, and never replaces a cursor with the null an empty page carries.
 
 A server (or whatever answers in its place) can also never stop: a cursor that comes back ends the
