@@ -5,6 +5,7 @@ Being a cache, it never fails its caller: without Redis every read is a miss."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -31,5 +32,15 @@ class JsonCache:
     async def put(self, value: Any, *name: str) -> None:
         try:
             await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)
+        except RedisError as error:
+            degraded(self._namespace, error)
+
+    async def put_many(self, entries: Iterable[tuple[Any, tuple[str, ...]]]) -> None:
+        """Each `(value, name)` in one round trip (a page of rooms: ten SETs were ten)."""
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for value, name in entries:
+                    pipe.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)
+                await pipe.execute()
         except RedisError as error:
             degraded(self._namespace, error)

@@ -91,8 +91,8 @@ class UserRooms:
         rooms = await self._as(email, "rooms:list", lambda token: self._service.list_rooms(token, page))
         await self.directory.remember(rooms.results)
         await self.site.learn(rooms.results)
-        for room in rooms.results:
-            await self._listed.put(room.model_dump(mode="json"), self._application, email_digest(email), room.id)
+        person = email_digest(email)
+        await self._listed.put_many((room.model_dump(mode="json"), (self._application, person, room.id)) for room in rooms.results)
         return rooms
 
     async def latest(self, email: str, listed: RoomPage) -> Rooms:

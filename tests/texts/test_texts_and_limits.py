@@ -93,3 +93,56 @@ def test_the_largest_messages_pass_slack_sdk_validation_and_block_caps(lang):
     assert len(home.to_dict()["blocks"]) <= 100
     modal = dm_modal(lang, DmTarget("00000000-0000-4000-8000-000000000000", "C0CHAN")).to_dict()
     assert len(modal["title"]["text"]) <= 24 and len(modal["private_metadata"]) <= 3000
+
+
+def _past_limits() -> list:
+    from slack_sdk.models.blocks import ActionsBlock, ButtonElement, HeaderBlock, PlainTextObject, SectionBlock
+    from slack_sdk.models.views import View
+
+    return [
+        ButtonElement(text="b" * 76, action_id="a"),
+        ButtonElement(text="b", action_id="a" * 256),
+        SectionBlock(text="s" * 3001),
+        HeaderBlock(text="h" * 151),
+        ActionsBlock(elements=[ButtonElement(text=str(i), action_id=f"a{i}") for i in range(26)]),
+        View(type="modal", title=PlainTextObject(text="t" * 25), blocks=[]),
+        View(type="modal", title="t", blocks=[SectionBlock(text="s")] * 101),
+    ]
+
+
+@pytest.mark.parametrize("past", range(len(_past_limits())))
+def test_slack_limits_are_still_checked_as_messages_become_json(past):
+    """handlers/blocks.py finds slack_sdk's validators once per class: each limit still refuses."""
+    from slack_sdk.errors import SlackObjectFormationError
+
+    with pytest.raises(SlackObjectFormationError):
+        _past_limits()[past].to_dict()
+
+
+def test_the_validators_found_once_per_class_are_those_slack_sdk_finds_on_each_object():
+    from slack_sdk.models.blocks import (
+        ActionsBlock,
+        ButtonElement,
+        ContextBlock,
+        HeaderBlock,
+        InputBlock,
+        Option,
+        PlainTextInputElement,
+        SectionBlock,
+        StaticSelectElement,
+    )
+    from slack_sdk.models.views import View
+
+    import handlers.blocks
+
+    button = ButtonElement(text="b", action_id="a", url="https://example.org")
+    objects = [button, ActionsBlock(elements=[button]), ContextBlock(elements=[handlers.blocks.mrkdwn("c")]),
+               HeaderBlock(text="h"), SectionBlock(text=handlers.blocks.mrkdwn("s"), accessory=button),
+               InputBlock(label="l", element=PlainTextInputElement(action_id="i")),
+               StaticSelectElement(action_id="s", options=[Option(value="v", text="t")]),
+               View(type="modal", title="t", blocks=[HeaderBlock(text="h")])]
+    for thing in objects:
+        thing.to_dict()
+        per_object = sorted(name for name in dir(thing) if not name.startswith("__")
+                            and callable(getattr(thing, name, None)) and hasattr(getattr(thing, name), "validator"))
+        assert list(handlers.blocks._VALIDATORS[type(thing)]) == per_object, type(thing).__name__
