@@ -3,7 +3,7 @@
 1. Ack latency of 100 `/room list` at concurrency 50 (a closed loop, from a generator process of
    its own) while the room service takes 800 ms per answer, for the bot and for a bare AsyncApp
    that only acks (uvicorn, and Bolt's aiohttp adapter), each in its own process; and the CPU
-   each spends per command.
+   each spends per command, also for a person whose list has ten rooms.
 2. Token requests made by 20 concurrent cold `/room list` of one person spread over two bot
    processes sharing one Redis.
 """
@@ -30,6 +30,7 @@ from tests.processes import ROOT, start_server
 from tests.slack_requests import command_body, signed_headers
 
 REQUESTS, CONCURRENCY, SERVICE_DELAY = 100, 50, 0.8
+LISTED_ROOMS = 10
 
 
 def start(args: list[str], env: dict[str, str], timeout: float = 20) -> tuple[subprocess.Popen, str]:
@@ -104,6 +105,10 @@ async def main() -> list[tuple[str, str, str]]:
     meet, slack = FakeMeet(delay=SERVICE_DELAY), FakeSlack()
     slack.add_user("U0BENCH", "bench@example.gouv.fr", locale="en-US")
     meet.add_user("bench@example.gouv.fr")
+    slack.add_user("U0ROOMS", "rooms@example.gouv.fr", locale="en-US")  # a list with something in it
+    meet.add_user("rooms@example.gouv.fr")
+    for _ in range(LISTED_ROOMS):
+        meet.add_room("rooms@example.gouv.fr")
     with World(meet, slack) as world:
         first_url, second_url = world.start(["-m", "bot", "serve"]), world.start(["-m", "bot", "serve"])
 
@@ -128,6 +133,13 @@ async def main() -> list[tuple[str, str, str]]:
                 if name == "roombot":
                     await wait_for(lambda answered=answered: len(slack.responses) >= answered + REQUESTS)
                 runs[name].append((result, (cpu_seconds(processes[name]) - used) / REQUESTS))
+        with_rooms = []
+        for _ in range(3):  # the same burst from a person with rooms: their list, its buttons, the rooms kept
+            answered, used = len(slack.responses), cpu_seconds(processes["roombot"])
+            await generate(bases["roombot"], 1, 1, slack.response_url(), "--burst", str(REQUESTS), connections=CONCURRENCY,
+                           user="U0ROOMS")
+            await wait_for(lambda answered=answered: len(slack.responses) >= answered + REQUESTS)
+            with_rooms.append((cpu_seconds(processes["roombot"]) - used) / REQUESTS)
 
     def median(name: str, key: str) -> float:
         return statistics.median(result[key] for result, _ in runs[name])
@@ -144,6 +156,9 @@ async def main() -> list[tuple[str, str, str]]:
          f"bare Bolt p99: uvicorn {median('uvicorn', 'p99_ms'):.0f} ms · aiohttp {median('aiohttp', 'p99_ms'):.0f} ms; "
          f"CPU {cpu(faster):.1f} ms an ack: {median('roombot', 'p99_ms') / median(faster, 'p99_ms'):.2f}× the faster "
          "(target ≤ 1.2×; CPU target ≤ 1.5 ms a command)"),
+        (f"the same burst from a person with {LISTED_ROOMS} rooms (median of 3)",
+         f"CPU {statistics.median(with_rooms) * 1000:.1f} ms a command, ack to reply",
+         f"{statistics.median(with_rooms) * 1000 / cpu('roombot'):.1f}× an empty list's"),
         ("token requests, 20 concurrent cold commands of one person on 2 processes", str(token_requests), "target 1"),
     ]
 
