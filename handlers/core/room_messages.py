@@ -101,7 +101,7 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
     for room in entries[: MAX_BLOCKS - 4]:
         details = ButtonElement(text=text(lang, "button.details"), action_id=ACTION_SHOW, value=room.id)
         blocks.append(room_entry(lang, room, site, details))
-    if latest and page == 1:
+    if latest and page == 1 and rooms.count > len(latest):  # an order to explain only when others follow
         blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "list.order", len(latest), latest=len(latest)))]))
     paging = []
     if page > 1:

@@ -155,6 +155,13 @@ async def test_room_list_shows_the_rooms_made_lately_first_and_says_how_the_rest
     assert "made lately" not in text_of(second)  # only page 1 leads with them
 
 
+async def test_a_list_of_only_the_rooms_made_lately_says_nothing_of_others(bot, alice):
+    for _ in range(2):
+        await bot.reply("new")
+    listed = text_of(await bot.reply("list"))
+    assert "2 rooms" in listed and "made lately" not in listed and "the others" not in listed
+
+
 async def test_replies_and_web_api_calls_share_kept_alive_connections_to_slack(bot, slack: FakeSlack, meet: FakeMeet, alice):
     """A connection (and against Slack, a TLS handshake) per reply cost a third of each command's CPU."""
     for _ in range(10):
