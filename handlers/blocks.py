@@ -1,10 +1,10 @@
 """Block Kit primitives every message builder shares: a reply, its limits, links, the Join button.
 
-Built with slack_sdk.models, which checks Slack's limits as a message is turned into JSON (found
-once per class here: see `_validate_json`). Every
-mrkdwn text is sent `verbatim`: Slack then turns no bare URL, channel name or mention in it into a
-link, so text from a service or a person (a démarche title, an AI line, an error's words) shows as
-written; the bot's own links and mentions are written out in full (`<url|label>`, `<@U…>`).
+Built with slack_sdk.models, which checks Slack's limits as a message is turned into JSON (its
+checks found once per class here: `_validate_json`). Every mrkdwn text is sent `verbatim`: Slack
+then turns no bare URL, channel name or mention in it into a link, so text from a service or a
+person (a démarche title, an AI line, an error's words) shows as written; the bot's own links and
+mentions are written out in full (`<url|label>`, `<@U…>`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _VALIDATORS: dict[type, tuple[str, ...]] = {}
 def _validate_json(self: JsonObject) -> None:
     """slack_sdk's `JsonObject.validate_json`, with each class's validators found once.
 
-    slack_sdk looks for them with `dir()` on every object each time it becomes JSON: 78 % of the
+    slack_sdk looks for them with `dir()` on every object each time it becomes JSON: 77 % of the
     CPU a message costs (20 blocks with buttons, a `/room list` of ten rooms: 7.9 ms → 1.8 ms).
     Validators are methods of the class, so the same ones run, in the same (sorted) order, and
     raise the same `SlackObjectFormationError`."""
