@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.requirements import missing_before_parsing
 from handlers.i18n import LANGUAGES
@@ -100,8 +102,6 @@ DEMO_EMAIL = "you@example.gouv.fr"
 def run_demo(*, email: str, lang: str | None) -> int:
     """The shell against built-in stand-ins, whatever is configured: nothing leaves the machine, and
     nothing the demo does is kept (its Redis lives in a folder removed at the end)."""
-    import asyncio
-
     from bot import logs
     from bot.commands.console import run_shell
     from bot.config import Settings
@@ -110,7 +110,7 @@ def run_demo(*, email: str, lang: str | None) -> int:
     with demo_world(email) as demo:
         settings = Settings(_env_file=None, **{name.lower(): value for name, value in demo.environment.items()})  # type: ignore[arg-type]
         logs.configure("WARNING")
-        return asyncio.run(run_shell(settings, email=email, lang=lang or settings.default_language, demo=True))
+        return started(run_shell(settings, email=email, lang=lang or settings.default_language, demo=True))
 
 
 def _days(value: str) -> int:
@@ -124,27 +124,35 @@ def _days(value: str) -> int:
     return days
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def started(work: Coroutine[Any, Any, int]) -> int:
+    """Runs a command's work, the collector on again (off while loading: bot/__main__.py)."""
     import asyncio
 
+    gc.enable()
+    return asyncio.run(work)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "digest":
         from bot.commands.digest import run_digest_command
 
-        return asyncio.run(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
+        return started(run_digest_command(settings, force=args.force, dry_run=args.dry_run, with_ai=not args.no_ai,
                                               chart=args.chart, fresh=args.fresh))
     if args.command == "shell":
         from bot.commands.console import run_shell
 
-        return asyncio.run(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
+        return started(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
     if args.command == "check":
         from bot.commands.check import run_check_command
 
-        return asyncio.run(run_check_command(settings, as_email=args.as_email))
+        return started(run_check_command(settings, as_email=args.as_email))
     if args.command == "keys":
         from bot.commands.keys import run_keys_command
 
-        return asyncio.run(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
+        return started(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
+    import asyncio
+
     from bot.serving.server import serve
 
-    asyncio.run(serve(settings))
+    asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps
     return 0

@@ -155,6 +155,7 @@ async def serve(settings: Settings) -> None:
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
         # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
         gc.freeze()
+        gc.enable()  # off while the modules loaded (bot/__main__.py)
         stop = asyncio.Event()
         daily = []
         if runtime.digests is not None:
