@@ -75,6 +75,23 @@ def watch_routes(runtime: Runtime) -> list[Route]:
     return [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
 
 
+class Serving(uvicorn.Server):
+    """Slack's server; `listening` is set once it takes requests."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.listening = asyncio.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.listening.set()
+
+
+async def when_listening(server: Serving, settings: Settings, redis: aioredis.Redis) -> None:
+    await server.listening.wait()
+    await log_failures(settings, redis)
+
+
 class Beside(uvicorn.Server):
     """A second server in the process (METRICS_PORT): the main one takes SIGTERM and SIGINT and
     stops this one after it; were both to take them, only the last would hear."""
@@ -148,9 +165,6 @@ async def serve(settings: Settings) -> None:
         metrics_sock = listening_socket(settings.host, settings.metrics_port, shared=shared, setting="METRICS_PORT")
     async with running(settings) as runtime:
         helpers = [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
-        # the checks only log: a slow or silent service must not hold back /healthz and the acks;
-        # the first process logs them for all
-        checks = asyncio.create_task(asyncio.sleep(0) if helper else log_failures(settings, runtime.redis))
         # Everything built so far (modules, clients, the app) lives as long as the process: kept out
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
         # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
@@ -177,15 +191,20 @@ async def serve(settings: Settings) -> None:
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value(),
                              metrics_apart=metrics_sock is not None)
-        server = uvicorn.Server(uvicorn.Config(
+        server = Serving(uvicorn.Config(
             web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
+            ws="none", lifespan="off",  # neither is used; uvicorn would load websockets' protocol
             # connections and requests beyond this get a 503; idle keep-alive connections close after 5 s
             limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
         ))
+        # the checks only log: a slow or silent service must not hold back /healthz and the acks, so
+        # they start once the server listens (their clients and TLS context cost CPU); the first
+        # process logs them for all
+        checks = asyncio.create_task(asyncio.sleep(0) if helper else when_listening(server, settings, runtime.redis))
         watcher = None
         if metrics_sock is not None:
             apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime)), log_config=None, http="httptools",
-                                          limit_concurrency=64, timeout_keep_alive=5))
+                                          ws="none", lifespan="off", limit_concurrency=64, timeout_keep_alive=5))
             watcher = asyncio.create_task(apart.serve(sockets=[metrics_sock]))
         socket_mode = None
         if settings.slack_app_token is not None:

@@ -23,12 +23,12 @@ from typing import Any
 import httpx
 from pydantic import SecretStr, ValidationError
 
-from clients import tls
 from clients.dossiers import errors
 from clients.dossiers.models import Dossier, Members, Page
 from clients.dossiers.queries import GET_DEMARCHE_MEMBERS, GET_DEMARCHE_TITLE, GET_DOSSIER, PAGE_SIZE, QUERIES
 from clients.dossiers.rate_limit import RateLimiter
 from clients.errors import UnreadableBody, describe_error, network_words, read_json
+from clients.lazy_http import LazyClient
 from clients.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -59,9 +59,7 @@ class DossierService:
         self._limiter = limiter
         self._max_pages, self._walk_seconds, self._max_answer = max_pages, walk_seconds, max_answer_bytes
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
-        self._http = httpx.AsyncClient(
-            verify=tls.context(),
-            follow_redirects=False,
+        self._http = LazyClient(
             timeout=httpx.Timeout(timeout, connect=5.0),
             headers={"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"},
         )
@@ -167,7 +165,7 @@ class DossierService:
         async def attempt() -> httpx.Response:
             await self._limiter.wait()
             self.requests += 1
-            return await self._bounded(self._http.build_request("POST", self._url, json=body))
+            return await self._bounded(self._http().build_request("POST", self._url, json=body))
 
         try:
             response = await policy.send(SERVICE, attempt, idempotent=idempotent)
@@ -193,7 +191,7 @@ class DossierService:
 
     async def _bounded(self, request: httpx.Request) -> httpx.Response:
         """The answer, read as it comes and dropped past `max_answer_bytes` (never held whole)."""
-        response = await self._http.send(request, stream=True)
+        response = await self._http().send(request, stream=True)
         try:
             chunks, size = [], 0
             async for chunk in response.aiter_bytes():

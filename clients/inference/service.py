@@ -24,7 +24,6 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from clients import tls
 from clients.errors import UnreadableBody, describe_error, network_words, read_json
 from clients.inference.errors import (
     InferenceError,
@@ -40,6 +39,7 @@ from clients.inference.errors import (
     RateLimited,
     Redirected,
 )
+from clients.lazy_http import LazyClient
 from clients.retry import RetryPolicy, daily_quota_exhausted
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class InferenceService:
         self._on_refused = on_refused
         self.model = model
         self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=15.0)
-        self._http = httpx.AsyncClient(verify=tls.context(), follow_redirects=False, timeout=httpx.Timeout(timeout, connect=5.0))
+        self._http = LazyClient(timeout=httpx.Timeout(timeout, connect=5.0))
         self._key_route: str | None = None
 
     async def aclose(self) -> None:
@@ -127,8 +127,8 @@ class InferenceService:
 
         async def attempt(headers: dict[str, str]) -> httpx.Response:
             text.clear()
-            request = self._http.build_request("POST", self._base + "/v1/chat/completions", json=body, headers=headers)
-            response = await self._http.send(request, stream=True)
+            request = self._http().build_request("POST", self._base + "/v1/chat/completions", json=body, headers=headers)
+            response = await self._http().send(request, stream=True)
             try:
                 if response.status_code != 200:
                     await response.aread()
@@ -227,7 +227,7 @@ class InferenceService:
 
     async def _send(self, method: str, path: str, *, idempotent: bool, key: SecretStr | None = None, **kwargs: Any) -> httpx.Response:
         async def attempt(headers: dict[str, str]) -> httpx.Response:
-            response = await self._http.request(method, self._base + path, headers=headers, **kwargs)
+            response = await self._http().request(method, self._base + path, headers=headers, **kwargs)
             await response.aread()
             return response
 

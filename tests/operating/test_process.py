@@ -85,6 +85,22 @@ def test_serve_answers_before_its_start_up_checks_while_every_service_is_silent(
     assert "start-up check: ✗ Slack" not in output  # still waiting for Slack when it stopped, and serving all along
 
 
+async def test_serve_logs_its_start_up_checks_once_it_serves(tmp_path: Path, meet: FakeMeet, slack: FakeSlack):
+    """The checks start when the server listens (so they do not hold back /healthz), and still run."""
+    slack.scopes.discard("links:write")
+    output = tmp_path / "serve.log"
+    with output.open("w") as out:
+        process, _ = start_server(["-m", "bot", "serve"], python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data")),
+                                  cwd=tmp_path, stdout=out)
+    try:
+        await eventually(lambda: "start-up check" in output.read_text(), "the start-up check's line")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+    lines = [line for line in output.read_text().splitlines() if "start-up check" in line]
+    assert len(lines) == 1 and "✗ Slack" in lines[0] and "links:write" in lines[0], lines
+
+
 #: What `serve` needs, set: the malformed values are what is left to name.
 COMPLETE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "MEET_API_URL": "https://meet.example/external-api/v1.0",
             "MEET_CLIENT_ID": "roombot", "MEET_CLIENT_SECRET": "secret"}
