@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -33,7 +34,7 @@ def start_server(
     cwd: Path = ROOT,
     ready: str | None = "/healthz",
     timeout: float = 20,
-    stdout: int = subprocess.PIPE,
+    stdout: int | IO[str] = subprocess.PIPE,
 ) -> tuple[subprocess.Popen, str]:
     """Runs `python args…` on a free port (its HOST and PORT) and waits until it answers: 200 on
     `ready`, or any HTTP answer when `ready` is None. Raises with the process's output otherwise."""

@@ -15,8 +15,8 @@ view needs: the rooms a person just listed are kept a few minutes to answer thei
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Iterable
+from time import monotonic
 from typing import Any, TypeVar
 
 from pydantic import SecretStr
@@ -48,6 +48,8 @@ NO_ACCOUNT_TTL = 180
 SLUG_MISS_TTL = 600
 #: How long "the application lacks this scope" is believed.
 SCOPE_MISSING_TTL = 180
+#: How long this process believes, without asking Redis again, that the application lacks no scope.
+NOT_MISSING_SECONDS = 5.0
 #: How long the rooms a person listed answer for a room the service will not show (no rooms:retrieve).
 LISTED_TTL = 600
 #: A link is looked for in this many pages of a person's rooms (1,000 rooms) and this long at most:
@@ -81,6 +83,7 @@ class UserRooms:
         self._no_account = no_account
         self._slug_misses = slug_misses
         self._scopes_missing = scopes_missing
+        self._not_missing_until: dict[str, float] = {}
         self._listed = listed
         self.directory = directory
         self.recent = recent
@@ -168,7 +171,7 @@ class UserRooms:
                     pass  # deleted since: the slug may have been given again
             if not await self._slug_misses.get(self._application, email_digest(email), slug):
                 wanted.add(slug)
-        deadline = time.monotonic() + LOOKUP_SECONDS
+        deadline = monotonic() + LOOKUP_SECONDS
         page = 1
         while wanted:
             rooms = await self.list(email, page)
@@ -176,7 +179,7 @@ class UserRooms:
                 if room.slug in wanted:
                     found[room.slug] = room
                     wanted.discard(room.slug)
-            if not rooms.next or page >= LOOKUP_PAGES or time.monotonic() > deadline:
+            if not rooms.next or page >= LOOKUP_PAGES or monotonic() > deadline:
                 break
             page += 1
         for slug in wanted:
@@ -185,9 +188,9 @@ class UserRooms:
 
     async def _as(self, email: str, scope: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
         """`call` with the person's token; `scope` is what the call needs of the application."""
-        known = await self._scopes_missing.get(self._application, scope)
+        known = await self._missing(scope)
         if known is not None:
-            raise ScopeMissing(str(known), scope)
+            raise ScopeMissing(known, scope)
         issued = False
 
         async def issue() -> TokenGrant:
@@ -209,9 +212,22 @@ class UserRooms:
             await self._remember_missing(error)
             raise
 
+    async def _missing(self, scope: str) -> str | None:
+        """What the service said when it refused `scope`, if it did lately. That it did not is
+        taken as known for `NOT_MISSING_SECONDS` without asking Redis again (a round trip of every
+        command, for a mark set a few times in an application's life): another process that meets
+        the refusal first costs this one at most a refused call and a token request meanwhile."""
+        if self._not_missing_until.get(scope, 0.0) > monotonic():
+            return None
+        known = await self._scopes_missing.get(self._application, scope)
+        if known is None:
+            self._not_missing_until[scope] = monotonic() + NOT_MISSING_SECONDS
+        return None if known is None else str(known)
+
     async def _remember_missing(self, error: Exception) -> None:
         """A fresh token's refusal for a scope: the application's, so everyone's, for a while."""
         if isinstance(error, ScopeMissing) and error.scope:
+            self._not_missing_until.pop(error.scope, None)
             await self._scopes_missing.put(error.detail, self._application, error.scope)
 
     async def _issue(self, email: str) -> TokenGrant:

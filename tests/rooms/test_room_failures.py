@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import pytest
 
 from bot.demo.meet import ALL_SCOPES, Application, FakeMeet, Fault
 from clients.redis_keys import key as redis_key
+from clients.rooms import user_rooms
 from tests.conftest import start_bot, text_of
 from tests.fakes.slack import FakeSlack
 
@@ -196,6 +198,23 @@ async def test_a_missing_scope_is_believed_a_few_minutes_then_a_granted_scope_wo
     assert "Your video room is ready" in text_of(await bot.reply("new"))
     # the token cached before the grant is refused once more, then a fresh one creates the room
     assert len(meet.token_requests) == 3 and meet.count("POST", ROOMS) == 4
+
+
+async def test_a_scope_another_process_found_missing_is_believed_here_within_seconds(settings, redis, slack: FakeSlack,
+                                                                                     meet: FakeMeet, alice, monkeypatch):
+    """That no scope is missing is not asked of Redis at every command, only every
+    `NOT_MISSING_SECONDS`: after that, what another process found refused is answered at once."""
+    async for first in start_bot(settings, redis, slack):
+        async for second in start_bot(settings, redis, slack):
+            assert "Your video room is ready" in text_of(await second.reply("new"))  # rooms:create works, here
+            meet.app_config.scopes = "rooms:list rooms:retrieve"  # then the administrator takes it away,
+            await redis.delete(*await redis.keys(redis_key("token:*")))  # and the tokens issued before have expired
+            assert "missing the room service permission `rooms:create`" in text_of(await first.reply("new"))
+            tried, tokens = meet.count("POST", ROOMS), len(meet.token_requests)
+            window_over = time.monotonic() + user_rooms.NOT_MISSING_SECONDS
+            monkeypatch.setattr(user_rooms, "monotonic", lambda: window_over)  # noqa: B023  (used in this iteration only)
+            assert "missing the room service permission `rooms:create`" in text_of(await second.reply("new"))
+            assert (meet.count("POST", ROOMS), len(meet.token_requests)) == (tried, tokens)  # no call, no token
 
 
 async def test_without_rooms_retrieve_details_come_from_the_list_just_shown(bot, meet: FakeMeet, alice):
