@@ -125,9 +125,12 @@ def _days(value: str) -> int:
 
 
 def started(work: Coroutine[Any, Any, int]) -> int:
-    """Runs a command's work, the collector on again (off while loading: bot/__main__.py)."""
+    """Runs a command's work, the collector on again (off while loading: bot/__main__.py). What
+    loading made is frozen first, as `serve` does: the collector's first passes would otherwise
+    walk all of it."""
     import asyncio
 
+    gc.freeze()
     gc.enable()
     return asyncio.run(work)
 
