@@ -125,13 +125,15 @@ def _days(value: str) -> int:
 
 
 def started(work: Coroutine[Any, Any, int]) -> int:
-    """Runs a command's work, the collector on again (off while loading: bot/__main__.py). What
-    loading made is frozen first, as `serve` does: the collector's first passes would otherwise
-    walk all of it."""
+    """Runs a command's work, the collector on again if `python -m bot` turned it off while
+    loading (bot/__main__.py). What loading made is frozen first, as `serve` does: the collector's
+    first passes would otherwise walk all of it. Called in a process that kept it on (`main()` from
+    a test), it freezes nothing: that process's garbage stays collectable."""
     import asyncio
 
-    gc.freeze()
-    gc.enable()
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
     return asyncio.run(work)
 
 
