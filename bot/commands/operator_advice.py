@@ -115,6 +115,9 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
                     "no API keys. Create a user and a key for the bot, and set ALBERT_API_KEY to that key")
         case inference_errors.KeyRejected():
             return f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired"
+        case inference_errors.NoSuchRoute():
+            return (f"{url} answers {error.detail} on the inference service's routes: set ALBERT_API_URL to the "
+                    "gateway's address (the one its /v1/models answers under)")
         case inference_errors.ModelNotFound():
             return f"the inference service has no model {settings.albert_model!r}: set ALBERT_MODEL to one it lists"
         case inference_errors.ModelForbidden():

@@ -39,6 +39,11 @@ class NotAUserKey(InferenceRefused):
     may chat but owns no keys; the key routes need a user's key."""
 
 
+class NoSuchRoute(InferenceRefused):
+    """404 naming neither a model nor a user: what answers at ALBERT_API_URL has no such route (it
+    is not the gateway, or the address has a wrong path)."""
+
+
 class Redirected(InferenceError):
     """3xx: ALBERT_API_URL is an old or wrong address; `location` is where the service points."""
 

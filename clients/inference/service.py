@@ -34,6 +34,7 @@ from clients.inference.errors import (
     ModelForbidden,
     ModelNotFound,
     ModelUnreachable,
+    NoSuchRoute,
     NotAUserKey,
     QuotaExhausted,
     RateLimited,
@@ -319,6 +320,8 @@ def _raise_for(response: httpx.Response) -> None:
         raise ModelNotFound(detail)
     if status == 403 and "model" in detail.lower():
         raise ModelForbidden(detail)
+    if status == 404:
+        raise NoSuchRoute(detail)
     if daily_quota_exhausted(response):
         raise QuotaExhausted(detail)
     if status == 429:

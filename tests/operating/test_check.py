@@ -287,6 +287,14 @@ def test_check_names_a_v1_suffix_and_a_moved_gateway(configured, capsys, monkeyp
     assert line.startswith("✗") and "is redirected (301) to https://albert.example.gouv.fr/v1/models" in line
 
 
+def test_check_names_the_setting_when_the_address_is_not_the_gateway(configured, capsys, monkeypatch, meet: FakeMeet) -> None:
+    """Seen trying it: another service's address answered `404 Not Found`, and the line said only
+    "refused" without what to set."""
+    monkeypatch.setenv("ALBERT_API_URL", meet.base)
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("✗") and "404" in line and "set ALBERT_API_URL to the gateway's address" in line
+
+
 def test_the_operators_digest_with_oauth_installs_is_a_failure(configured, capsys, monkeypatch) -> None:
     from cryptography.fernet import Fernet
 
