@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from clients.redis_keys import key
-from clients.storage import degraded
+from clients.storage import DROP_IF_SAME, as_text, degraded
 
 
 class Once:
@@ -29,6 +29,28 @@ class Once:
         except RedisError as error:
             degraded(f"{name[0]} once", error)
             return True
+
+    async def claim_as(self, *name: str, holder: str, ttl: int) -> str | None:
+        """`claim`, naming who takes it: None when `holder` has it now, else who holds it (so that
+        whoever loses a race can be told who won)."""
+        for _ in range(3):  # the holder's claim may end between the two calls
+            if await self._redis.set(key("once", *name), holder, nx=True, ex=ttl):
+                return None
+            held = as_text(await self._redis.get(key("once", *name)))
+            if held is not None:
+                return held
+        return ""  # still changing hands: held, by someone unknown
+
+    async def release_held(self, *name: str, holder: str) -> None:
+        """`release`, only while `holder` still holds it (not a claim taken since this one ended)."""
+        await self._redis.eval(DROP_IF_SAME, 1, key("once", *name), holder)
+
+    async def note(self, *name: str, value: str, ttl: int) -> None:
+        """What happened last (who did what), for whoever comes next to be told."""
+        await self._redis.set(key("once", *name), value, ex=ttl)
+
+    async def noted(self, *name: str) -> str | None:
+        return as_text(await self._redis.get(key("once", *name)))
 
     async def within(self, *name: str, most: int, ttl: int) -> bool:
         """Whether this is one of the first `most` claims of the window (without Redis: yes)."""

@@ -62,7 +62,7 @@ def _interaction(kind: str, user_id: str, **fields: object) -> str:
         "user": {"id": user_id, "username": user_id.lower(), "team_id": TEAM},
         "api_app_id": "A0APP",
         "token": "legacy-verification-token",
-        "trigger_id": "13345224609.738474920.8088930838d88f008e0",
+        "trigger_id": new_trigger_id(),  # Slack's own for each click and submission
         **fields,
     }
     return urlencode({"payload": json.dumps(payload)})

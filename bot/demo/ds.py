@@ -284,8 +284,12 @@ class FakeDS:
         if self.timeouts > 0:
             self.timeouts -= 1
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
+        if late := self.acts.wait_before(body):
+            await asyncio.sleep(late)
         result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
                               variable_values=body.get("variables"), operation_name=body.get("operationName"))
+        if late := self.acts.wait_after():
+            await asyncio.sleep(late)
         if any(isinstance(error.original_error, ServerError) for error in result.errors or []):
             return Response(b"Internal Server Error", status_code=500, media_type="text/plain")
         payload: dict[str, Any] = {"data": result.data}

@@ -4,7 +4,11 @@ a read-only token's refusal in the payload, ids that do not load as top-level `n
 typographic apostrophes), the misleading "déjà en instruction" of a decision that a required
 annotation blocks, the 500 of "repasser en construction" on an SVA/SVR démarche, and the side
 effects: passing into review follows the dossier, each state change but going back to construction
-posts the service's own copy of its e-mail into the messagerie."""
+posts the service's own copy of its e-mail into the messagerie.
+
+Like the real service, it can fail around an act (`failures`, one per mutation, in order): a bare
+500 before anything is done or after the act is done, or an answer so late that the caller has
+given up, the act done before the wait (`late-after`) or after it (`late-before`)."""
 
 from __future__ import annotations
 
@@ -55,6 +59,9 @@ class ServerError(Exception):
     """What the service answers as a bare HTTP 500 (an unrescued exception)."""
 
 
+FAILURES = ("500-before", "500-after", "late-before", "late-after")
+
+
 def typed_id(kind: str, number: int) -> str:
     return base64.b64encode(f"{kind}-{number}".encode()).decode()
 
@@ -80,6 +87,22 @@ class Acts:
         self.done: list[tuple[str, dict[str, Any]]] = []  # every mutation that reached its resolver
         self._people: dict[str, int] = {}
         self._next_message = 1
+        self.failures: list[str] = []  # the next mutations' failures, one each (FAILURES)
+        self.late = 2.0  # how late a late answer comes, in seconds
+        self._late_after = False
+
+    # --- failing around an act (the HTTP side, bot.demo.ds, asks) ----------------------
+    def wait_before(self, body: dict[str, Any]) -> float:
+        """Seconds to wait before acting on this request (a mutation with `late-before` next)."""
+        if self.failures and self.failures[0] == "late-before" and str(body.get("query", "")).lstrip().startswith("mutation"):
+            self.failures.pop(0)
+            return self.late
+        return 0.0
+
+    def wait_after(self) -> float:
+        """Seconds to wait before answering the act just done (`late-after`)."""
+        late, self._late_after = self._late_after, False
+        return self.late if late else 0.0
 
     # --- people and ids ---------------------------------------------------------------
     def instructeur_id(self, email: str) -> str:
@@ -104,7 +127,17 @@ class Acts:
 
     # --- mutations ---------------------------------------------------------------------
     def mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
+        failure = self.failures.pop(0) if self.failures else ""
+        if failure == "500-before":
+            raise ServerError("failed before acting")
         self.done.append((name, given))
+        answer = self._mutate(name, given)
+        if failure == "500-after":
+            raise ServerError("failed after acting")
+        self._late_after = failure == "late-after"
+        return answer
+
+    def _mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
         if self.ds.current_token() in self.ds.read_only:
             return _refused(READ_ONLY)
         demarche, dossier = self._load(given["dossierId"])

@@ -179,7 +179,9 @@ class DossierDesk:
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
                   follow: bool = True) -> DossierCard | None:
         """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
-        change (None for a message or a follow). Raises the service's refusal, typed."""
+        change (None for a message or a follow). Raises the service's refusal, typed; a failure
+        after the mutation left as `OutcomeUnknown` (it may have been done), any other as itself
+        (nothing was done)."""
         payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
         if act in DECISIONS:
             payload["motivation"] = text
@@ -189,7 +191,12 @@ class DossierDesk:
                 payload["correction"] = correction
         elif act is Act.FOLLOW:
             payload["follow"] = follow
-        data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
+        try:
+            data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
+        except NOT_SENT:
+            raise  # it never reached the service, or was refused unread: nothing was done
+        except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
+            raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
         answer = data.get(act.value) or {}
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
         if said:
@@ -246,6 +253,8 @@ def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> Doss
     return card.model_copy(update=changed)
 
 
+#: failures of a mutation that never reached the service or were refused unread (a 429)
+NOT_SENT = (errors.DossierServiceUnreachable, errors.RateLimited, errors.OverShare)
 READ_ONLY = "configuré seulement en lecture"
 NO_RIGHTS = "n'a pas les droits"
 

@@ -83,6 +83,24 @@ class DossierServiceUnreachable(DossierServiceUnavailable):
     """No connection at all (refused, DNS, TLS): the network or DS_API_URL."""
 
 
+class RateLimited(DossierServiceUnavailable):
+    """429 still, once the waits the budget allows were spent: the request was not processed."""
+
+
+class NoAnswer(DossierServiceUnavailable):
+    """The request left, and no answer came (a read error, or none within the budget): the
+    service may have done it, and may still be doing it."""
+
+
+class OutcomeUnknown(DossierServiceUnavailable):
+    """An act that reached the service, answered by a failure (`answered`: the service finished
+    with it) or by nothing: it may have been done. Never to be told as "nothing was done"."""
+
+    def __init__(self, said: str, *, answered: bool) -> None:
+        super().__init__(said)
+        self.answered = answered
+
+
 class ActRefused(DossierServiceError):
     """The service refused an act on a dossier (a mutation's payload `errors`): nothing changed.
     `said` is the service's own text, for the log and for what has no words of its own."""

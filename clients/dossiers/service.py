@@ -172,7 +172,7 @@ class DossierService:
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             raise errors.DossierServiceUnreachable(network_words(error)) from None
         except httpx.TransportError as error:
-            raise errors.DossierServiceUnavailable(network_words(error)) from None
+            raise errors.NoAnswer(network_words(error)) from None
         status = response.status_code
         if response.is_redirect:
             raise errors.Redirected(f"{status} to {response.headers.get('location')!r}; check DS_API_URL")
@@ -182,7 +182,9 @@ class DossierService:
             detail = describe_error(response)
             kind = errors.ForbiddenNetwork if "network" in detail.lower() else errors.BadToken
             raise kind(detail)
-        if status == 429 or status >= 500:
+        if status == 429:
+            raise errors.RateLimited(describe_error(response))
+        if status >= 500:
             raise errors.DossierServiceUnavailable(describe_error(response))
         if status != 200:
             raise errors.QueryRejected(describe_error(response))

@@ -1,6 +1,6 @@
-"""The card's buttons and windows: Start review (after Slack's confirm dialog), Follow and Unfollow
-act at once; the three decisions and Message open a window, whose submission acts. The card is
-then replaced by the dossier as it is; whatever went wrong is said beside it."""
+"""The card's buttons and windows: Start review and Back to construction (after Slack's confirm
+dialog), Follow and Unfollow act at once; the three decisions and Message open a window, whose
+submission acts. The card is then replaced by the dossier as it is; whatever went wrong is said beside it."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
     DECISION_MODAL,
     MESSAGE_MODAL,
+    WORDS,
     correction_of,
     decision_modal,
     message_modal,
     named,
     words_of,
+    words_refused,
 )
 from handlers.i18n import text
 from handlers.on_behalf import Asker, language_quickly, reply_privately, respond_ok, run_for, who
@@ -32,7 +34,8 @@ from handlers.services import Services
 
 log = logging.getLogger(__name__)
 
-AT_ONCE = {ACTION_IDS[Act.START]: (Act.START, True), ACTION_IDS[Act.FOLLOW]: (Act.FOLLOW, True), UNFOLLOW: (Act.FOLLOW, False)}
+AT_ONCE = {ACTION_IDS[Act.START]: (Act.START, True), ACTION_IDS[Act.REOPEN]: (Act.REOPEN, True),
+           ACTION_IDS[Act.FOLLOW]: (Act.FOLLOW, True), UNFOLLOW: (Act.FOLLOW, False)}
 WITH_WORDS = {ACTION_IDS[act]: act for act in (*DECISIONS, Act.MESSAGE)}
 VIEW_SECONDS = 3600  # a window left open this long still updates the card it came from (if Slack keeps its URL)
 
@@ -45,7 +48,8 @@ def register(app: AsyncApp, services: Services) -> None:
         if number is None:
             return
         act, follow = AT_ONCE[str(action["action_id"])]
-        await _act(services, client, respond, who(body), Asked(act, number, follow=follow))
+        once = str(body.get("trigger_id") or action.get("action_ts") or "")[:100]  # Slack's: one per click
+        await _act(services, client, respond, who(body), Asked(act, number, follow=follow, once=once))
 
     async def open_window(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
@@ -69,9 +73,10 @@ def register(app: AsyncApp, services: Services) -> None:
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         about = named(view)
         words = words_of(view)
-        if about is not None and not words and (about[0] is not Act.ACCEPT):
+        refused = words_refused(about[0], words) if about is not None else None
+        if refused is not None:
             lang = await language_quickly(services, client, who(body))
-            await ack(response_action="errors", errors={"words": text(lang, "desk.modal.words_needed")})
+            await ack(response_action="errors", errors={WORDS: text(lang, refused[0], **refused[1])})
             return
         await ack()
         if about is None:

@@ -21,6 +21,8 @@ ACTION_IDS = {Act.START: "dossier_start", Act.ACCEPT: "dossier_accept", Act.REFU
               Act.CLOSE: "dossier_close", Act.REOPEN: "dossier_reopen", Act.MESSAGE: "dossier_message",
               Act.FOLLOW: "dossier_follow"}
 UNFOLLOW = "dossier_unfollow"
+#: the acts that take effect on the click, asked again in Slack's confirm dialog first
+CONFIRMED = (Act.START, Act.REOPEN)
 CORRECTABLE = ":c"  # after the Message button's number: the window may ask for a correction
 
 
@@ -54,7 +56,7 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]
     buttons = []
     for act in card.acts_for(email):
         action = UNFOLLOW if act is Act.FOLLOW and card.followed_by(email) else ACTION_IDS[act]
-        confirm = _start_confirm(lang, card.number) if act is Act.START else None
+        confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None
         correctable = act is Act.MESSAGE and card.state in ("en_construction", "en_instruction")
         buttons.append(ButtonElement(text=text(lang, f"desk.button.{action}"), action_id=action,
@@ -62,9 +64,10 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]
     return buttons
 
 
-def _start_confirm(lang: str, number: int) -> ConfirmObject:
-    return ConfirmObject(title=text(lang, "desk.confirm_start.title"), text=text(lang, "desk.confirm_start.text", number=number),
-                         confirm=text(lang, "desk.button.dossier_start"), deny=text(lang, "desk.cancel"))
+def _confirm(lang: str, act: Act, number: int) -> ConfirmObject:
+    name = act.name.lower()
+    return ConfirmObject(title=text(lang, f"desk.confirm_{name}.title"), text=text(lang, f"desk.confirm_{name}.text", number=number),
+                         confirm=text(lang, f"desk.button.{ACTION_IDS[act]}"), deny=text(lang, "desk.cancel"))
 
 
 def _state_line(lang: str, card: DossierCard) -> str:

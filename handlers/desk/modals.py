@@ -5,6 +5,7 @@ dossier: who may act is read again when they are submitted."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -71,8 +72,31 @@ def named(view: dict[str, Any]) -> tuple[Act, int] | None:
 
 
 def words_of(view: dict[str, Any]) -> str:
+    """The words typed, whole: never cut (what is sent is what was written, or nothing)."""
     found = ((view.get("state") or {}).get("values") or {}).get(WORDS, {}).get(WORDS) or {}
-    return str(found.get("value") or "").strip()[:MOST_WORDS]
+    return str(found.get("value") or "").strip()
+
+
+def words_refused(act: Act, words: str) -> tuple[str, dict[str, int]] | None:
+    """Why the window's words cannot go to the applicant (a text's key and its values), or None.
+    Slack's window stops at `MOST_WORDS`, so longer words were forged: refused, not cut; words
+    made only of invisible characters (zero-width spaces, joiners, fillers) are no motivation."""
+    if len(words) > MOST_WORDS:
+        return "desk.modal.too_long", {"most": MOST_WORDS, "count": len(words)}
+    if words and not any(_visible(char) for char in words):
+        return "desk.modal.invisible", {}
+    if not words and act is not Act.ACCEPT:  # the service takes no refusal, closing or message without words
+        return "desk.modal.words_needed", {}
+    return None
+
+
+#: characters drawn as nothing that Unicode does not class as format or space characters
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
+
+
+def _visible(char: str) -> bool:
+    return not char.isspace() and char not in _FILLERS and unicodedata.category(char)[0] not in "CZ" \
+        and unicodedata.category(char) not in ("Mn", "Me")
 
 
 def correction_of(view: dict[str, Any]) -> str | None:
