@@ -147,3 +147,18 @@ async def test_a_replayed_message_submission_sends_one_message_while_its_signatu
     assert (await digest_bot.post(body, headers)).status_code == 200
     await digest_bot.runtime.tasks.drain(20)
     assert mutations(ds, "dossierEnvoyerMessage") == 1 and len(found.messages) == 1
+
+
+async def test_a_crowd_following_one_dossier_each_follows_and_each_hears_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                           demarche: FakeDemarche) -> None:
+    found = ds.deposit(101)
+    crowd = [f"U0P{n:02d}" for n in range(15)]
+    for user in crowd:
+        slack.add_user(user, f"{user.lower()}@example.gouv.fr", locale="en-US")
+        demarche.groups[0].instructeurs.append(f"{user.lower()}@example.gouv.fr")
+    bodies = [action_body("dossier_follow", str(found.number), user, slack.response_url(f"card-{user}")) for user in crowd]
+    answers = await asyncio.gather(*(digest_bot.post(body) for body in bodies))
+    assert {a.status_code for a in answers} == {200}
+    await digest_bot.runtime.tasks.drain(30)
+    assert mutations(ds, "dossierBasculeSuivi") == 15 and len(found.followers) == 15
+    assert all(any(f"You follow dossier n° {found.number}" in line for line in told(slack, user)) for user in crowd)
