@@ -42,15 +42,27 @@ class Once:
         return ""  # still changing hands: held, by someone unknown
 
     async def release_held(self, *name: str, holder: str) -> None:
-        """`release`, only while `holder` still holds it (not a claim taken since this one ended)."""
-        await self._redis.eval(DROP_IF_SAME, 1, key("once", *name), holder)
+        """`release`, only while `holder` still holds it (not a claim taken since this one ended).
+        Called once the effect is done: without Redis, the claim ends with its expiry."""
+        try:
+            await self._redis.eval(DROP_IF_SAME, 1, key("once", *name), holder)
+        except RedisError as error:
+            degraded(f"{name[0]} release", error)
 
     async def note(self, *name: str, value: str, ttl: int) -> None:
-        """What happened last (who did what), for whoever comes next to be told."""
-        await self._redis.set(key("once", *name), value, ex=ttl)
+        """What happened last (who did what), for whoever comes next to be told (best effort: the
+        effect is done, and saying so matters more)."""
+        try:
+            await self._redis.set(key("once", *name), value, ex=ttl)
+        except RedisError as error:
+            degraded(f"{name[0]} note", error)
 
     async def noted(self, *name: str) -> str | None:
-        return as_text(await self._redis.get(key("once", *name)))
+        try:
+            return as_text(await self._redis.get(key("once", *name)))
+        except RedisError as error:
+            degraded(f"{name[0]} note", error)
+            return None
 
     async def within(self, *name: str, most: int, ttl: int) -> bool:
         """Whether this is one of the first `most` claims of the window (without Redis: yes)."""

@@ -116,6 +116,7 @@ async def perform(services: Services, client: AsyncWebClient, asker: Asker, emai
         if asked.act in LEADS_TO:
             held = await services.once.claim_as("dossier-acting", asker.team_id, str(card.number), holder=holder, ttl=ACTING_SECONDS)
             if held is not None:
+                outcome = "busy"
                 return await _busy(services, account, asker, email, lang, card.number, held)
         try:
             after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words,
