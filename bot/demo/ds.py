@@ -271,6 +271,8 @@ class FakeDS:
             body = json.loads(await request.body())
         except ValueError:
             return _errors(400, "JSON parse error", "bad_request")
+        if self.acts.refused_unread(body):
+            return Response(b"Too many requests", status_code=429, headers={"RateLimit-Remaining": "0", "RateLimit-Reset": str(reset)})
         self.queries.append(body)
         self.asked_with.append(token)
         delay = self.latency + self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)

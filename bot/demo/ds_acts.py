@@ -6,9 +6,10 @@ annotation blocks, the 500 of "repasser en construction" on an SVA/SVR démarche
 effects: passing into review follows the dossier, each state change but going back to construction
 posts the service's own copy of its e-mail into the messagerie.
 
-Like the real service, it can fail around an act (`failures`, one per mutation, in order): a bare
-500 before anything is done or after the act is done, or an answer so late that the caller has
-given up, the act done before the wait (`late-after`) or after it (`late-before`)."""
+Like the real service, it can fail around an act (`failures`, one per mutation request, in order):
+a 429 before the request is read, a bare 500 before anything is done or after the act is done, or
+an answer so late that the caller has given up, the act done before the wait (`late-after`) or
+after it (`late-before`)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class ServerError(Exception):
     """What the service answers as a bare HTTP 500 (an unrescued exception)."""
 
 
-FAILURES = ("500-before", "500-after", "late-before", "late-after")
+FAILURES = ("429", "500-before", "500-after", "late-before", "late-after")
 
 
 def typed_id(kind: str, number: int) -> str:
@@ -92,9 +93,16 @@ class Acts:
         self._late_after = False
 
     # --- failing around an act (the HTTP side, bot.demo.ds, asks) ----------------------
+    def refused_unread(self, body: dict[str, Any]) -> bool:
+        """Whether this request is a mutation refused with 429 before the service reads it (`429`)."""
+        if self.failures and self.failures[0] == "429" and _mutation(body):
+            self.failures.pop(0)
+            return True
+        return False
+
     def wait_before(self, body: dict[str, Any]) -> float:
         """Seconds to wait before acting on this request (a mutation with `late-before` next)."""
-        if self.failures and self.failures[0] == "late-before" and str(body.get("query", "")).lstrip().startswith("mutation"):
+        if self.failures and self.failures[0] == "late-before" and _mutation(body):
             self.failures.pop(0)
             return self.late
         return 0.0
@@ -208,6 +216,10 @@ class Acts:
     def _in_group(demarche: FakeDemarche, dossier: FakeDossier, email: str) -> bool:
         group = next((g for g in demarche.groups if g.number == dossier.group), None)
         return group is not None and email.lower() in {person.lower() for person in group.instructeurs}
+
+
+def _mutation(body: dict[str, Any]) -> bool:
+    return str(body.get("query", "")).lstrip().startswith("mutation")
 
 
 def _refused(message: str, field: str = "dossier") -> dict[str, Any]:

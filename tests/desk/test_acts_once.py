@@ -162,3 +162,14 @@ async def test_a_crowd_following_one_dossier_each_follows_and_each_hears_it(dige
     await digest_bot.runtime.tasks.drain(30)
     assert mutations(ds, "dossierBasculeSuivi") == 15 and len(found.followers) == 15
     assert all(any(f"You follow dossier n° {found.number}" in line for line in told(slack, user)) for user in crowd)
+
+
+async def test_an_act_refused_unread_says_nothing_was_done_and_frees_the_retry(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                              demarche: FakeDemarche) -> None:
+    found = ds.deposit(101)
+    ds.acts.failures = ["429"] * 12  # the mutation is refused unread until the act's budget is spent
+    await click(digest_bot, "dossier_start", str(found.number))
+    assert found.state == "en_construction" and ds.acts.failures == []
+    assert any("did not answer in time: nothing was done. Try again in a minute" in line for line in told(slack, "U0ALICE"))
+    await click(digest_bot, "dossier_start", str(found.number))  # the retry the person was told to make
+    assert found.state == "en_instruction" and mutations(ds, "dossierPasserEnInstruction") == 1
