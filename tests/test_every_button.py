@@ -141,6 +141,12 @@ async def draw_everything(bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: Fake
     await watching.round(dt.datetime.now(dt.UTC))  # the news of a deposit, by DM
     await digest(bot, "subscribe 101")
     await digest(bot, "now")
+    rooms = [e["url"] for surface in surfaces(slack) for _, e in controls(surface["blocks"]) if e.get("url")]
+    base = ds.url.removesuffix("/api/v2/graphql")
+    await send_event(bot, {"type": "link_shared", "channel": "C0CHAN", "user": "U0ALICE", "message_ts": "1700000000.000300",
+                           "unfurl_id": "C0CHAN.1700000000.000300.abc", "source": "conversations_history",
+                           "links": [{"domain": "example", "url": url} for url in [*rooms[:1], f"{base}/procedures/101/dossiers/1"]]},
+                     event_id="EvLinks")  # link previews
     for user, event in (("U0ALICE", "EvHomeA"), ("U0BOB", "EvHomeB"), ("U0ADMIN", "EvHomeC")):
         await send_event(bot, home_opened(user), event_id=event)
     await bot.runtime.tasks.drain(20)
@@ -180,3 +186,4 @@ async def test_every_control_the_bot_draws_is_answered(digest_bot: Bot, ds: Fake
     assert {"dossier_start", "dossier_accept", "dossier_reopen", "dossier_follow", "dossier_unfollow", "dossier_message",
             "dossier_open", "digest_show_needs", "room_cancel", "home_new_room"} <= drawn, sorted(drawn)
     assert {"dossier_decision", "dossier_message_modal"} <= submitted, submitted
+    assert slack.called("chat.unfurl"), "no link preview was drawn"
