@@ -15,7 +15,7 @@ from slack_sdk.models.blocks import (
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
-from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn, mrkdwn
+from handlers.blocks import MAX_BLOCKS, Message, header, join_button, link_mrkdwn, mrkdwn
 from handlers.i18n import Mrkdwn, counted, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"
@@ -77,7 +77,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
     if url:
         buttons.append(join_button(lang, url))
     blocks: list[Block] = [
-        HeaderBlock(text=title[:150]),
+        header(title),
         SectionBlock(text=mrkdwn("\n".join(lines))),
         ActionsBlock(elements=buttons),
     ]

@@ -1,6 +1,7 @@
 """What the desk, Home's "My dossiers" and the digest's "Show them" send, Slack takes (issue 41):
 every "Open" button of one block has its own action id (Slack refuses a block where two share
-one, and Home is then not published at all), each still opens its own card."""
+one, and Home is then not published at all), each still opens its own card; and a démarche's
+title of 3,000 characters, cut with an ellipsis, costs no answer."""
 
 from __future__ import annotations
 
@@ -67,3 +68,19 @@ async def test_show_them_lists_buttons_slack_takes_and_each_opens_its_card(diges
     [card] = await click(digest_bot, "dossier_open", str(late[0]))
     assert f"Dossier n° {late[0]}" in text_of(card)
 
+
+async def test_a_title_of_3000_characters_is_cut_and_every_answer_still_comes(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                             demarche: FakeDemarche) -> None:
+    demarche.title = "Subvention " + "très longue " * 250  # 3,011 characters, as the service may hold
+    late = await late_dossiers(digest_bot, ds, 2)
+    card = await dossier(digest_bot, str(late[0]))
+    assert f"Dossier n° {late[0]}" in text_of(card) and "Subvention très longue" in text_of(card) and "…" in text_of(card)
+    assert "under review since" in text_of(card) and "Open it on the dossier service" in text_of(card)  # what follows stays
+
+    await dossier(digest_bot, "watch 101")
+    home = await home_of(digest_bot, slack)
+    assert "Subvention très longue" in text_of(home) and "…" in text_of(home) and "* (n° 101): 2 waiting too long" in text_of(home)
+    assert len(open_buttons(home["blocks"])) == 2
+
+    [shown] = await click(digest_bot, "digest_show_needs", "101:")
+    assert "Subvention très longue" in text_of(shown) and "…" in text_of(shown) and len(open_buttons(shown["blocks"])) == 2
