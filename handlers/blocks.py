@@ -1,7 +1,10 @@
 """Block Kit primitives every message builder shares: a reply, its limits, links, the Join button.
 
 Built with slack_sdk.models, which checks Slack's limits as a message is turned into JSON (its
-checks found once per class here: `_validate_json`). Every mrkdwn text is sent `verbatim`: Slack
+checks found once per class here: `_validate_json`) and raises rather than send: a text past a
+limit would cost the whole answer. So texts enter blocks through `mrkdwn` and `header` here, which
+cut them to Slack's limits with an ellipsis (`fit`): a démarche title of 3,000 characters, a
+service's long words, shorten; the message still goes. Every mrkdwn text is sent `verbatim`: Slack
 then turns no bare URL, channel name or mention in it into a link, so text from a service or a
 person (a démarche title, an AI line, an error's words) shows as written; the bot's own links and
 mentions are written out in full (`<url|label>`, `<@U…>`).
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.models.basic_objects import JsonObject
-from slack_sdk.models.blocks import Block, ButtonElement, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import Block, ButtonElement, HeaderBlock, MarkdownTextObject, SectionBlock
 
 from handlers.i18n import Mrkdwn, escape, text
 
@@ -41,7 +44,14 @@ def _validate_json(self: JsonObject) -> None:
 JsonObject.validate_json = _validate_json  # type: ignore[method-assign]
 
 MAX_BLOCKS = 50
-MAX_SECTION_TEXT = 3000
+MAX_SECTION_TEXT = 3000  # a section's or a context element's text
+MAX_HEADER_TEXT = 150
+ELLIPSIS = "…"
+_MIDDLE = " … "
+#: a line cut in its middle keeps up to this much of its end: what follows a long title (its
+#: number, what needs doing) stays in view
+KEPT_TAIL = 200
+WORD_SEARCH = 20  # a cut moves back this far at most to fall between words
 
 
 @dataclass(frozen=True)
@@ -56,14 +66,72 @@ class Message:
         return {"text": self.text, "blocks": [block.to_dict() for block in self.blocks], **extra}
 
 
-def mrkdwn(words: str) -> MarkdownTextObject:
-    return MarkdownTextObject(text=words, verbatim=True)
+def mrkdwn(words: str, most: int = MAX_SECTION_TEXT) -> MarkdownTextObject:
+    """A section's or context's text, cut to `most` characters (`fit`)."""
+    return MarkdownTextObject(text=fit(words, most), verbatim=True)
+
+
+def header(words: str) -> HeaderBlock:
+    """A header, its text cut to Slack's 150 characters."""
+    return HeaderBlock(text=fit(words, MAX_HEADER_TEXT))
 
 
 def plain(lang_text: str) -> Message:
     """One section of text, cut to Slack's limit (a builder's slip must not cost the answer)."""
-    shown = lang_text if len(lang_text) <= MAX_SECTION_TEXT else lang_text[: MAX_SECTION_TEXT - 1] + "…"
+    shown = fit(lang_text, MAX_SECTION_TEXT)
     return Message(text=shown, blocks=[SectionBlock(text=mrkdwn(shown))])
+
+
+def fit(words: str, most: int) -> str:
+    """`words` within `most` characters: the longest line shortened in its middle first (a card's
+    facts and link, a line's end after a long title stay), else the end cut; an ellipsis where
+    words were left out. No cut falls inside a link or mention (`<…>`) or an escape (`&amp;`),
+    which Slack would show broken: those go whole."""
+    while len(words) > most:
+        lines = words.split("\n")
+        longest = max(range(len(lines)), key=lambda index: len(lines[index]))
+        keep = len(lines[longest]) - (len(words) - most) - len(_MIDDLE)
+        if keep < 2 or (len(lines) == 1 and keep < KEPT_TAIL):
+            return _head(words, most - len(ELLIPSIS)) + ELLIPSIS
+        line = lines[longest]
+        tail = min(KEPT_TAIL, keep // 2)
+        lines[longest] = _head(line, keep - tail) + _MIDDLE + _tail(line, tail)
+        words = "\n".join(lines)
+    return words
+
+
+def _head(words: str, most: int) -> str:
+    """At most `most` characters from the start, ending outside any `<…>` and `&…;`."""
+    kept = words[:max(most, 0)]
+    space = kept.rfind(" ", len(kept) - WORD_SEARCH)
+    if len(kept) < len(words) and space > 0 and words[len(kept)] != " ":  # a whole word, not half of one
+        kept = kept[:space]
+    opened = kept.rfind("<")
+    if opened > kept.rfind(">"):
+        kept = kept[:opened]
+    amp = kept.rfind("&")
+    if amp >= 0 and ";" not in kept[amp:] and ";" in words[amp:amp + 8]:
+        kept = kept[:amp]
+    return kept.rstrip()
+
+
+def _tail(words: str, most: int) -> str:
+    """At most `most` characters from the end, starting outside any `<…>` and `&…;`."""
+    if most <= 0:
+        return ""
+    start = len(words) - most
+    space = words.find(" ", start, start + WORD_SEARCH)
+    if start > 0 and space >= 0 and words[start - 1] != " ":  # a whole word, not half of one
+        start = space + 1
+    kept = words[start:]
+    closed = kept.find(">")
+    if closed >= 0 and closed < (kept.find("<") if "<" in kept else len(kept)):
+        kept = kept[closed + 1:]
+    amp = words.rfind("&", 0, start)
+    semi = words.find(";", start)
+    if amp >= 0 and ";" not in words[amp:start] and 0 <= semi < amp + 8:
+        kept = words[semi + 1:]
+    return kept
 
 
 def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:

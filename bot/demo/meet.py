@@ -73,6 +73,7 @@ class FakeMeet:
     log: list[tuple[str, str]] = field(default_factory=list)
     token_requests: list[str] = field(default_factory=list)
     base: str = ""
+    next_slugs: list[str] = field(default_factory=list)  # the names the next rooms made get (a test's choice), else random
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -278,7 +279,7 @@ class FakeMeet:
 
     def _new_room(self, owner: str, level: str, configuration: dict[str, Any], *, slug: str | None = None,
                   pin: str | None = "auto") -> dict[str, Any]:
-        slug = slug or _slug()
+        slug = slug or (self.next_slugs.pop(0) if self.next_slugs else _slug())
         room: dict[str, Any] = {
             "id": str(uuid.uuid4()),
             "name": slug,

@@ -11,8 +11,11 @@ from slack_sdk.models.blocks import ButtonElement
 
 from handlers.i18n import text
 
-#: the card of a dossier, read again for whoever clicks (handlers.desk)
+#: the card of a dossier, read again for whoever clicks (handlers.desk); each button's id carries
+#: its dossier's number, as Slack refuses a block where two elements share one action id: the
+#: listener matches them all (and the bare id of the buttons sent before)
 OPEN_DOSSIER = "dossier_open"
+OPEN_DOSSIER_IDS = re.compile(rf"^{OPEN_DOSSIER}(?:_\d{{1,12}})?$")
 
 _INSTRUCTEUR_PATH = re.compile(r"^/procedures/(\d{1,9})/dossiers/(\d{1,12})(?:/.*)?$")
 _USAGER_PATH = re.compile(r"^/dossiers/(\d{1,12})(?:/.*)?$")
@@ -38,4 +41,6 @@ def dossier_url(site: str, demarche: int, number: int) -> str:
 
 
 def open_button(lang: str, number: int) -> ButtonElement:
-    return ButtonElement(text=text(lang, "desk.button.open", number=number), action_id=OPEN_DOSSIER, value=str(number))
+    """The button that opens dossier `number`'s card; its id is its own in any block of distinct dossiers."""
+    return ButtonElement(text=text(lang, "desk.button.open", number=number), action_id=f"{OPEN_DOSSIER}_{number}",
+                         value=str(number))

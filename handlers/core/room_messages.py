@@ -15,7 +15,7 @@ from slack_sdk.models.blocks import (
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
-from handlers.blocks import MAX_BLOCKS, Message, join_button, link_mrkdwn, mrkdwn
+from handlers.blocks import MAX_BLOCKS, Message, header, join_button, link_mrkdwn, mrkdwn
 from handlers.i18n import Mrkdwn, counted, escape, text
 
 ACTION_SHARE_CHANNEL = "room_share_channel"
@@ -77,7 +77,7 @@ def room_message(lang: str, room: Room, site: str, *, created: bool, in_conversa
     if url:
         buttons.append(join_button(lang, url))
     blocks: list[Block] = [
-        HeaderBlock(text=title[:150]),
+        header(title),
         SectionBlock(text=mrkdwn("\n".join(lines))),
         ActionsBlock(elements=buttons),
     ]
@@ -93,8 +93,9 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
     latest = recent or []
     if (rooms.count == 0 or not rooms.results) and not latest:
         return Message(text=title, blocks=[HeaderBlock(text=title), SectionBlock(text=mrkdwn(text(lang, "list.empty")))])
-    size = rooms.page_size()
-    summary = counted(lang, "list.summary", rooms.count, page=page, pages=max(page, math.ceil(rooms.count / size)))
+    more = _more_after(rooms, page, latest)
+    pages = max(page + 1, math.ceil(rooms.count / rooms.page_size())) if more else page
+    summary = counted(lang, "list.summary", rooms.count, page=page, pages=pages)
     blocks: list[Block] = [HeaderBlock(text=title), ContextBlock(elements=[mrkdwn(summary)])]
     shown = {room.id for room in latest}
     entries = (latest if page == 1 else []) + [room for room in rooms.results if room.id not in shown]
@@ -103,14 +104,33 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
         blocks.append(room_entry(lang, room, site, details))
     if latest and page == 1 and rooms.count > len(latest):  # an order to explain only when others follow
         blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "list.order", len(latest), latest=len(latest)))]))
+    if not entries:  # `/room list <n>` of a page holding only rooms made lately
+        blocks.append(SectionBlock(text=mrkdwn(text(lang, "list.page_made_lately"))))
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))
-    if rooms.next:
+    if more:
         paging.append(ButtonElement(text=text(lang, "button.next"), action_id=f"{ACTION_LIST_PAGE}_next", value=str(page + 1)))
     if paging:
         blocks.append(ActionsBlock(elements=paging))
     return Message(text=f"{title} — {summary}", blocks=blocks)
+
+
+def _more_after(rooms: RoomPage, page: int, latest: list[Room]) -> bool:
+    """Whether a later page shows a room: the service's next pages may hold only rooms made lately,
+    which page 1 showed already. Those past this page are the ones not on it — on page 1 all of
+    them; further on, those whose name comes after this page's last, as the service orders by name."""
+    if not rooms.next or not rooms.results:
+        return bool(rooms.next)
+    after = rooms.count - page * len(rooms.results)  # the pages before were as full as this one
+    here = {room.id for room in rooms.results}
+    last = max(_name(room) for room in rooms.results)
+    later = [room for room in latest if room.id not in here and (page == 1 or _name(room) > last)]
+    return after > len(later)
+
+
+def _name(room: Room) -> str:
+    return room.name or room.slug
 
 
 def help_message(lang: str, lead: str | None = None) -> Message:

@@ -13,7 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
 from handlers.blocks import Message
-from handlers.core.dossier_links import OPEN_DOSSIER
+from handlers.core.dossier_links import OPEN_DOSSIER_IDS
 from handlers.desk.acting import Asked, Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
@@ -107,7 +107,7 @@ def register(app: AsyncApp, services: Services) -> None:
         app.action(action_id)(act_now)
     for action_id in WITH_WORDS:
         app.action(action_id)(open_window)
-    app.action(OPEN_DOSSIER)(open_card)
+    app.action(OPEN_DOSSIER_IDS)(open_card)
     app.view(DECISION_MODAL)(submitted)
     app.view(MESSAGE_MODAL)(submitted)
 

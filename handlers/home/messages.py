@@ -35,8 +35,8 @@ def home_view(
     settings: list[Block] | None = None,
 ) -> View:
     """`rooms` is None when they could not be read; `notices` say what just happened (or went
-    wrong); `recent` are the rooms the bot made for the person lately, shown first; `settings`
-    (an administrator's) come last, kept whatever the number of rooms."""
+    wrong); `recent` are the rooms the bot made for the person lately (as the service has them
+    now), shown first; `settings` (an administrator's) come last, kept whatever the number of rooms."""
     blocks: list[Block] = [
         HeaderBlock(text=text(lang, "list.title")),
         _new_room_control(lang, levels),
@@ -62,15 +62,16 @@ def _new_room_control(lang: str, levels: list[AccessLevel]) -> ActionsBlock:
 
 
 def _rooms(lang: str, rooms: RoomPage, recent: list[Room], site: str) -> list[Block]:
+    """The rooms made lately, then the service's first page without them; the count says how
+    many of all are shown (the service's count holds each room once)."""
     if not rooms.results and not recent:
         return [SectionBlock(text=mrkdwn(text(lang, "list.empty")))]
-    shown = len(rooms.results)
-    summary = (counted(lang, "home.summary_all", rooms.count) if not 0 < shown < rooms.count
-               else text(lang, "home.summary", count=rooms.count, shown=shown))
-    blocks: list[Block] = [ContextBlock(elements=[mrkdwn(summary)])]
     recent_ids = {room.id for room in recent}
-    ordered = recent + [room for room in rooms.results if room.id not in recent_ids]
-    for room in ordered[:MAX_BLOCKS]:
+    ordered = (recent + [room for room in rooms.results if room.id not in recent_ids])[:MAX_BLOCKS]
+    shown, count = len(ordered), max(rooms.count, len(ordered))
+    summary = counted(lang, "home.summary_all", count) if shown == count else text(lang, "home.summary", count=count, shown=shown)
+    blocks: list[Block] = [ContextBlock(elements=[mrkdwn(summary)])]
+    for room in ordered:
         url = room_link(room, site)
         blocks.append(room_entry(lang, room, site, join_button(lang, url, primary=False) if url else None))
     return blocks

@@ -76,7 +76,8 @@ async def publish_home(
     shown: list[tuple[RoomPage, list[Room]]] = []
 
     async def rooms(email: str, lang: str) -> None:
-        shown.append((await services.rooms.list(email, 1), await services.rooms.recent.list(email)))
+        page = await services.rooms.list(email, 1)
+        shown.append((page, await services.rooms.latest(email, page)))  # as the service has them now
 
     lang, problem = await run_for(services, client, person, name="home", work=rooms)
     page, recent = shown[0] if shown else (None, [])

@@ -3,8 +3,10 @@
 The limits are the ones Slack documents (docs.slack.dev's Block Kit reference, repeated in the
 doc comments of `slackapi/node-slack-sdk: packages/types/src/block-kit/*.ts` and `views.ts`). A
 payload that breaks one is refused as Slack refuses it: `invalid_blocks`, with a message naming
-the path to what is wrong. Only what the bot builds is covered; anything else is refused too,
-so a new kind of block in the bot is a failing test until it is covered here.
+the path to what is wrong. Within one block every interactive element needs its own `action_id`
+(slack-platform.md §14: two "Open" buttons sharing one get the whole message or view refused).
+Only what the bot builds is covered; anything else is refused too, so a new kind of block in the
+bot is a failing test until it is covered here.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ class Invalid(Exception):
         super().__init__(f"{why} [json-pointer:{path}]")
 
 
-def check_blocks(blocks: Any, surface: str = "message") -> None:
-    """Raises `Invalid` naming the first thing Slack would refuse."""
+def check_blocks(blocks: Any, surface: str = "message", where: str = "/blocks") -> None:
+    """Raises `Invalid` naming the first thing Slack would refuse (`where`: the blocks' path)."""
     if not isinstance(blocks, list):
-        raise Invalid("/blocks", "must be an array")
+        raise Invalid(where, "must be an array")
     if len(blocks) > MAX_BLOCKS[surface]:
-        raise Invalid("/blocks", f"must have no more than {MAX_BLOCKS[surface]} items")
+        raise Invalid(where, f"no more than {MAX_BLOCKS[surface]} items allowed")
     seen_ids: set[str] = set()
     for index, block in enumerate(blocks):
-        path = f"/blocks/{index}"
+        path = f"{where}/{index}"
         kind = _kind(block, path)
         if kind not in SURFACE_BLOCKS[surface]:
             raise Invalid(f"{path}/type", f"block type {kind!r} is not allowed in a {surface}")
@@ -67,7 +69,7 @@ def check_view(view: Any) -> None:
             raise Invalid("/view/submit", "a modal with input blocks must have a submit button")
     _length(view.get("private_metadata", ""), 3000, "/view/private_metadata")
     _length(view.get("callback_id", ""), 255, "/view/callback_id")
-    check_blocks(view.get("blocks"), kind)
+    check_blocks(view.get("blocks"), kind, "/view/blocks")
 
 
 def check_unfurls(unfurls: Any) -> None:
@@ -76,7 +78,7 @@ def check_unfurls(unfurls: Any) -> None:
     for url, unfurl in unfurls.items():
         if not isinstance(unfurl, dict) or "blocks" not in unfurl:
             raise Invalid(f"/unfurls/{url}", "must have blocks")
-        check_blocks(unfurl["blocks"], "message")
+        check_blocks(unfurl["blocks"], "message", f"/unfurls/{url}/blocks")
 
 
 def _kind(node: Any, path: str) -> str:
@@ -88,8 +90,10 @@ def _kind(node: Any, path: str) -> str:
 def _length(value: Any, most: int, path: str, least: int = 0) -> None:
     if not isinstance(value, str):
         raise Invalid(path, "must be a string")
-    if not least <= len(value) <= most:
-        raise Invalid(path, f"must be between {least} and {most} characters")
+    if len(value) > most:
+        raise Invalid(path, f"must be less than {most + 1} characters")
+    if len(value) < least:
+        raise Invalid(path, f"must be more than {least - 1} characters")
 
 
 def _text(node: Any, path: str, most: int, *, plain: bool = False) -> None:
@@ -133,8 +137,14 @@ def _actions(block: dict[str, Any], path: str) -> None:
     elements = block.get("elements")
     if not isinstance(elements, list) or not 1 <= len(elements) <= 25:
         raise Invalid(f"{path}/elements", "must have 1 to 25 items")
+    seen_ids: set[str] = set()
     for index, element in enumerate(elements):
         _element(element, f"{path}/elements/{index}", ACTION_ELEMENTS)
+        action_id = element.get("action_id")
+        if action_id is not None:
+            if action_id in seen_ids:
+                raise Invalid(f"{path}/elements/{index}/action_id", "must be unique within the block")
+            seen_ids.add(action_id)
 
 
 def _header(block: dict[str, Any], path: str) -> None:
@@ -179,6 +189,8 @@ def _element(element: Any, path: str, allowed: set[str]) -> None:
             _length(element["url"], 3000, f"{path}/url", least=1)
         if element.get("style") not in (None, "primary", "danger"):
             raise Invalid(f"{path}/style", "must be primary or danger")
+    if "confirm" in element:
+        _confirm(element["confirm"], f"{path}/confirm")
     if "placeholder" in element:
         _text(element["placeholder"], f"{path}/placeholder", 150, plain=True)
     if kind in ("static_select", "checkboxes", "radio_buttons", "overflow", "multi_static_select"):
@@ -196,3 +208,16 @@ def _element(element: Any, path: str, allowed: set[str]) -> None:
         raise Invalid(f"{path}/max_length", "must be at most 3000")
     if kind == "multi_users_select" and not 1 <= int(element.get("max_selected_items", 1)) <= 100:
         raise Invalid(f"{path}/max_selected_items", "must be between 1 and 100")
+
+
+def _confirm(dialog: Any, path: str) -> None:
+    """A confirmation dialog: title 100, text 300, its two buttons 30 characters each."""
+    if not isinstance(dialog, dict):
+        raise Invalid(path, "must be an object")
+    _text(dialog.get("title"), f"{path}/title", 100, plain=True)
+    _text(dialog.get("text"), f"{path}/text", 300)
+    for button in ("confirm", "deny"):
+        if button in dialog:
+            _text(dialog[button], f"{path}/{button}", 30, plain=True)
+    if dialog.get("style") not in (None, "primary", "danger"):
+        raise Invalid(f"{path}/style", "must be primary or danger")

@@ -25,6 +25,10 @@ def section(words: str) -> dict:
     return {"type": "section", "text": {"type": "mrkdwn", "text": words}}
 
 
+def button(action_id: str, value: str) -> dict:
+    return {"type": "button", "action_id": action_id, "value": value, "text": {"type": "plain_text", "text": "Open"}}
+
+
 async def test_unknown_and_missing_arguments_are_invalid_arguments(client: AsyncWebClient, slack: FakeSlack):
     answer = await refused(client.chat_postMessage(channel="C1", text="x", unfurl_link=False))
     assert answer["error"] == "invalid_arguments" and answer["response_metadata"]["messages"] == ["[ERROR] unknown argument 'unfurl_link'"]
@@ -46,6 +50,13 @@ async def test_unknown_and_missing_arguments_are_invalid_arguments(client: Async
     ([{"type": "section", "text": {"type": "plain_text", "text": "x", "verbatim": True}}], "/blocks/0/text/verbatim"),
     ([{**section("x"), "block_id": "a"}, {**section("y"), "block_id": "a"}], "/blocks/1/block_id"),
     ([{"type": "context", "elements": []}], "/blocks/0/elements"),
+    ([{"type": "actions", "elements": [button("dossier_open", "1"), button("dossier_open", "2")]}], "/blocks/0/elements/1/action_id"),
+    ([{"type": "actions", "elements": [{**button("dossier_start", "1"), "confirm": {
+        "title": {"type": "plain_text", "text": "x" * 101}, "text": {"type": "mrkdwn", "text": "x"}}}]}],
+     "/blocks/0/elements/0/confirm/title/text"),
+    ([{"type": "actions", "elements": [{**button("dossier_start", "1"), "confirm": {
+        "title": {"type": "plain_text", "text": "x"}, "text": {"type": "mrkdwn", "text": "x" * 301}}}]}],
+     "/blocks/0/elements/0/confirm/text/text"),
 ])
 async def test_blocks_past_block_kits_limits_are_invalid_blocks_with_their_path(client: AsyncWebClient, slack: FakeSlack,
                                                                                 blocks, path):
@@ -65,6 +76,28 @@ async def test_views_are_checked_for_their_surface(client: AsyncWebClient, slack
     assert "[json-pointer:/view/submit]" in answer["response_metadata"]["messages"][0]
     home = {"type": "home", "blocks": [section("x")] * 101}
     assert (await refused(client.views_publish(user_id="U1", view=home)))["error"] == "invalid_blocks"
+    await client.views_publish(user_id="U1", view={**home, "blocks": [section("x")] * 100})  # a view takes 100, a message 50
+    modal = {"type": "modal", "title": short, "blocks": [section("x")] * 101}
+    answer = await refused(client.views_open(trigger_id="t", view=modal))
+    assert "[json-pointer:/view/blocks]" in answer["response_metadata"]["messages"][0]
+    twice = {"type": "home", "blocks": [{"type": "actions", "elements": [button("dossier_open", "1"), button("dossier_open", "2")]}]}
+    answer = await refused(client.views_publish(user_id="U1", view=twice))
+    assert "[json-pointer:/view/blocks/0/elements/1/action_id]" in answer["response_metadata"]["messages"][0]
+    # the same action id in two blocks is what Slack takes (each block its own namespace)
+    apart = [{"type": "actions", "elements": [button("dossier_open", "1")]}, {"type": "actions", "elements": [button("dossier_open", "2")]}]
+    await client.views_publish(user_id="U1", view={"type": "home", "blocks": apart})
+    slack.refusals.clear()
+
+
+async def test_a_reply_through_response_url_is_checked_as_a_message(slack: FakeSlack):
+    import httpx
+
+    twice = [{"type": "actions", "elements": [button("dossier_open", "1"), button("dossier_open", "2")]}]
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(slack.response_url(), json={"text": "x", "blocks": twice})
+        assert answer.status_code == 400 and answer.text == "invalid_blocks"
+        answer = await http.post(slack.response_url(), json={"text": "x", "blocks": [section("x")] * 51})
+        assert answer.status_code == 400 and slack.responses == []
     slack.refusals.clear()
 
 
