@@ -94,3 +94,22 @@ def test_compose_runs_the_bot_and_a_pinned_redis_locked_down_on_loopback():
     [published] = bot["ports"]
     assert published == "${BIND:-127.0.0.1}:3000:3000"  # loopback unless the operator says otherwise
     assert "ports" not in redis
+
+
+#: tmpfs options docker and podman (4.3 to 5.6) both take; podman refuses uid= and gid=, and the
+#: bot's container was never created
+TMPFS_OPTIONS = {"rw", "ro", "size", "mode", "nosuid", "nodev", "noexec", "suid", "dev", "exec"}
+
+
+def test_compose_gives_the_bot_a_writable_data_folder_every_engine_accepts():
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    for service in compose["services"].values():
+        for entry in service.get("tmpfs", []):
+            options = {option.split("=")[0] for option in entry.partition(":")[2].split(",") if option}
+            assert options <= TMPFS_OPTIONS, f"{entry}: {options - TMPFS_OPTIONS} refused by podman or docker"
+    bot = compose["services"]["bot"]
+    # a named volume: new, it takes the owner of the image's /data, the bot's user
+    [data] = [volume for volume in bot.get("volumes", []) if volume.endswith(":/data")]
+    assert data.split(":")[0] in compose["volumes"]
+    user = re.findall(r"^USER (\d+)", DOCKERFILE, re.MULTILINE)[-1]
+    assert re.search(rf"useradd .*--uid {user} .*roombot", DOCKERFILE) and "chown roombot:roombot /data" in DOCKERFILE
