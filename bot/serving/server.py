@@ -152,7 +152,9 @@ def _reason(error: Exception) -> str:
     return str(response.get("error")) if response is not None and hasattr(response, "get") else str(error)[:120] or "no answer"
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings) -> int:
+    """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
+    often (1: the supervisor starts it afresh)."""
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
     # place that re-raise is harmless, so we still drain, close and exit 0.
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -183,11 +185,10 @@ async def serve(settings: Settings) -> None:
             daily.append(run_due(runtime.weekly.due, stop))
         if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
             daily.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
-        if helpers:
-            daily.append(supervise(helpers, stop))
         if helper:
             daily.append(beat())
         schedulers = [asyncio.create_task(loop) for loop in daily]
+        supervising = asyncio.create_task(supervise(helpers, stop)) if helpers else None
         secret = settings.slack_signing_secret
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value(),
                              metrics_apart=metrics_sock is not None)
@@ -233,4 +234,6 @@ async def serve(settings: Settings) -> None:
             for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()
             await asyncio.gather(checks, *schedulers, return_exceptions=True)
+    failed = supervising is not None and await supervising
     log.info("stopped")
+    return 1 if failed else 0
