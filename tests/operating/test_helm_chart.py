@@ -138,8 +138,9 @@ def test_pods_are_probed_kept_available_and_hold_no_secret_in_their_spec(tmp_pat
     kinds = render(tmp_path)
     pod = kinds["Deployment"]["spec"]["template"]
     [container] = pod["spec"]["containers"]
-    # not ready without Redis; alive as long as the process answers, so a Redis outage restarts nothing
-    assert container["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    # not ready without Redis (nor, in Socket Mode, Slack); alive as long as the process answers, so
+    # a Redis or Slack outage restarts nothing
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["livenessProbe"]["httpGet"]["path"] == "/metrics"
     assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
     assert kinds["PodDisruptionBudget"]["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
