@@ -69,6 +69,7 @@ class OneAttempt(SocketModeClient):
             await self.current_session.close()
         if self.aiohttp_client_session.closed:
             self.aiohttp_client_session = aiohttp.ClientSession()
+        self.wss_uri = None  # until Slack gives one: what a failure is about
         self.wss_uri = await self.issue_new_wss_url()
         self.current_session = await self.aiohttp_client_session.ws_connect(
             self.wss_uri, autoping=False, heartbeat=self.ping_interval, proxy=self.proxy,
@@ -131,7 +132,8 @@ class SocketMode:
                 return (f"Slack refuses SLACK_APP_TOKEN ({code}): make an app-level token (xapp-…) with the "
                         "connections:write scope, on the app's Basic Information page")
             return f"Slack refused a Socket Mode connection ({code}): check SLACK_APP_TOKEN"
-        where = host_of(self.api_url)
+        # the WebSocket's address once apps.connections.open gave it (its host only: the URL holds a ticket)
+        where = host_of(self.client.wss_uri or self.api_url)
         if isinstance(error, TimeoutError):
             return (f"cannot reach Slack in Socket Mode: {where} did not answer within {CONNECT_SECONDS:.0f} s; check "
                     "SLACK_API_URL and the way out to Slack (a proxy: HTTPS_PROXY), and SLACK_APP_TOKEN")

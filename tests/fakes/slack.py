@@ -94,6 +94,7 @@ class FakeSlack:
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     socket_connections: int = 0
     socket_drop: bool = False  # set: the open Socket Mode connection is closed, as Slack's servers sometimes do
+    socket_url: str | None = None  # the WebSocket address apps.connections.open gives, when not this fake's own
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
     scheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat.scheduleMessage, by scheduled_message_id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
@@ -536,7 +537,7 @@ class FakeSlack:
         SLACK_APP_TOKEN is the usual slip)."""
         if not str(args.get("_token", "")).startswith("xapp-"):
             return {"ok": False, "error": "not_allowed_token_type"}
-        return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
+        return {"ok": True, "url": self.socket_url or self.base.replace("http://", "ws://") + "/socket?ticket=secret-ticket"}
 
     def _users_info(self, args: dict) -> dict:
         user = self.users.get(args.get("user", ""))

@@ -104,6 +104,18 @@ def test_an_address_that_takes_the_connection_and_never_answers_gets_a_line_too(
         assert bot.stop() == 0
 
 
+def test_a_websocket_address_that_never_answers_is_named(served, meet: FakeMeet, slack: FakeSlack) -> None:
+    """The Web API answers, the WebSocket is held and never opened (a proxy that lets HTTPS through
+    but not WebSockets): the line names the WebSocket's host, never its URL (it holds a ticket)."""
+    with Silent() as silent:
+        slack.socket_url = silent.replace("http://", "ws://") + "/link/?ticket=secret-ticket"
+        bot = served(python_env(**bot_env(meet, slack), SLACK_APP_TOKEN="xapp-1-socket-test"))
+        output = bot.wait_for(lambda out: bool(unreachable_lines(out)), "line about the WebSocket")
+        assert f"{silent.removeprefix('http://')} did not answer within 15 s" in unreachable_lines(output)[0]
+        assert "secret-ticket" not in output and "Traceback" not in output
+        assert bot.stop() == 0
+
+
 def test_a_bot_token_given_as_the_app_token_is_named(served, meet: FakeMeet, slack: FakeSlack) -> None:
     bot = served(python_env(**bot_env(meet, slack), SLACK_APP_TOKEN="xoxb-the-bot-token-pasted-again"))
     said = "Slack refuses SLACK_APP_TOKEN (not_allowed_token_type): make an app-level token (xapp-…) with the connections:write scope"
