@@ -64,7 +64,12 @@ class OneAttempt(SocketModeClient):
 
     async def connect(self) -> None:
         """A fresh URL from apps.connections.open (each is good for one connection), the WebSocket,
-        and the library's tasks that ping it and read from it."""
+        and the library's tasks that ping it and read from it. One at a time: Slack's `disconnect`
+        and a lost connection may ask at once, and a second session would be left open unread."""
+        async with self.connect_operation_lock:
+            await self._connect_once()
+
+    async def _connect_once(self) -> None:
         if self.current_session is not None and not self.current_session.closed:
             await self.current_session.close()
         if self.aiohttp_client_session.closed:
