@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,9 +18,10 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.demo.meet import FakeMeet
 from bot.serving.socket_mode import READY_SECONDS, SocketMode
-from tests.conftest import bot_env
+from tests.conftest import bot_env, eventually
 from tests.fakes.slack import FakeSlack
 from tests.processes import Silent, free_port, python_env, start_server
+from tests.slack_requests import command_body
 
 
 class Served:
@@ -133,6 +135,24 @@ def test_a_dropped_connection_is_made_again_and_readiness_follows_slack(served, 
     assert "lost the Socket Mode connection to Slack: connecting again" in output
     assert slack.socket_connections == 2 and "Traceback" not in output
     assert httpx.get(bot.base + "/readyz", timeout=10).status_code == 200
+    assert bot.stop() == 0
+
+
+async def test_after_slacks_disconnect_the_bot_reconnects_and_answers(served, meet: FakeMeet, slack: FakeSlack) -> None:
+    """Slack asks every few hours for a new connection (`disconnect`, refresh_requested): the next
+    command is answered over the new one."""
+    slack.add_user("U0ALICE", "alice@example.gouv.fr", locale="en-US")
+    meet.add_user("alice@example.gouv.fr")
+    bot = served(python_env(**bot_env(meet, slack), SLACK_APP_TOKEN="xapp-1-socket-test"))
+    bot.wait_for(lambda out: "connected to Slack in Socket Mode" in out, "connection")
+    slack.socket_outbox.append({"type": "disconnect", "reason": "refresh_requested", "debug_info": {"host": "fake"}})
+    await eventually(lambda: slack.socket_connections >= 2, "a new connection")
+    payload = dict(urllib.parse.parse_qsl(command_body("new", "U0ALICE", slack.response_url())))
+    slack.socket_outbox.append({"envelope_id": "env-after", "type": "slash_commands", "payload": payload,
+                                "accepts_response_payload": True})
+    await slack.wait_responses(1, timeout=20)
+    assert [ack["envelope_id"] for ack in slack.socket_acks] == ["env-after"] and len(meet.rooms) == 1
+    assert "Traceback" not in bot.output()
     assert bot.stop() == 0
 
 
