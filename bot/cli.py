@@ -159,5 +159,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from bot.serving.server import serve
 
-    asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps
-    return 0
+    return asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps

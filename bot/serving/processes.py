@@ -49,8 +49,9 @@ def start_helper() -> Helper:
     return Helper(process, read)
 
 
-async def supervise(helpers: list[Helper], stop: asyncio.Event) -> None:
-    """Replaces a helper that ended or froze; stops the process when they keep failing."""
+async def supervise(helpers: list[Helper], stop: asyncio.Event) -> bool:
+    """Replaces a helper that ended or froze; stops the process when they keep failing, and then
+    says so (True): serve exits 1, so that `Restart=on-failure` and the like start it afresh."""
     replaced: list[float] = []
     while not stop.is_set():
         now = time.monotonic()
@@ -73,10 +74,11 @@ async def supervise(helpers: list[Helper], stop: asyncio.Event) -> None:
                           "started afresh; see the lines above (SERVE_PROCESSES)", len(replaced), REPLACED_WINDOW)
                 helpers[index] = helper  # stopped with the others below
                 os.kill(os.getpid(), signal.SIGTERM)
-                return
+                return True
             helpers[index] = start_helper()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=BEAT_SECONDS)
+    return False
 
 
 async def stop_helpers(helpers: list[Helper], drain_seconds: float) -> None:

@@ -11,13 +11,12 @@ import asyncio
 import contextlib
 import datetime as dt
 import gc
-import itertools
 import logging
 import os
 import signal
 import socket
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
 import uvicorn
@@ -38,6 +37,9 @@ from bot.serving.slack_app import Runtime, running
 from bot.serving.slack_endpoint import SlackEndpoint
 from clients.inference.key_store import KeyStore
 
+if TYPE_CHECKING:
+    from bot.serving.socket_mode import SocketMode
+
 log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 6.0
@@ -47,11 +49,12 @@ HEALTH_TIMEOUT = 1.0
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
-def create_web_app(runtime: Runtime, *, signing_secret: str | None = None, metrics_apart: bool = False) -> Starlette:
-    """Health always, metrics unless they have a port of their own (METRICS_PORT: a Slack-facing
-    ingress then exposes nothing internal); Slack's route when requests come over HTTP (a signing
-    secret)."""
-    routes = [route for route in watch_routes(runtime) if not (metrics_apart and route.path == "/metrics")]
+def create_web_app(runtime: Runtime, *, signing_secret: str | None = None, metrics_apart: bool = False,
+                   socket_mode: SocketMode | None = None) -> Starlette:
+    """Health and readiness always, metrics unless they have a port of their own (METRICS_PORT: a
+    Slack-facing ingress then exposes nothing internal); Slack's route when requests come over HTTP
+    (a signing secret)."""
+    routes = [route for route in watch_routes(runtime, socket_mode) if not (metrics_apart and route.path == "/metrics")]
     if signing_secret is not None:
         routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
     if runtime.app.oauth_flow is not None:
@@ -59,20 +62,31 @@ def create_web_app(runtime: Runtime, *, signing_secret: str | None = None, metri
     return Starlette(routes=routes)
 
 
-def watch_routes(runtime: Runtime) -> list[Route]:
-    """/healthz (ready while Redis answers) and /metrics: what probes and scrapers read."""
+def watch_routes(runtime: Runtime, socket_mode: SocketMode | None = None) -> list[Route]:
+    """/healthz (while Redis answers), /readyz (and, in Socket Mode, while Slack was reached lately:
+    a process cut off from Slack is alive but serves no one) and /metrics: what probes and scrapers
+    read."""
 
     async def healthz(request: Request) -> Response:
         if await redis_reachable(runtime.redis):
             return JSONResponse({"status": "ok"})
         return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
 
+    async def readyz(request: Request) -> Response:
+        if not await redis_reachable(runtime.redis):
+            return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
+        unready = socket_mode.unready() if socket_mode is not None else None
+        if unready is not None:
+            return JSONResponse({"status": "unavailable", "slack": unready}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
     async def metrics(request: Request) -> Response:
         with contextlib.suppress(RedisError, TimeoutError):
             INSTALLATIONS.set(await asyncio.wait_for(runtime.workspaces.count(), HEALTH_TIMEOUT))
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
-    return [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"])]
 
 
 class Serving(uvicorn.Server):
@@ -125,34 +139,9 @@ def listening_socket(host: str, port: int, *, shared: bool, setting: str = "PORT
     return sock
 
 
-#: waits between attempts to reach Slack in Socket Mode, the last one repeated
-RECONNECT_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)
-
-
-async def keep_connecting(handler: Any) -> None:
-    """Connects to Slack in Socket Mode, trying again while it cannot be reached (each failure one
-    log line naming what to check); the client reconnects by itself once connected."""
-    for attempt in itertools.count():
-        try:
-            await handler.connect_async()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            wait = RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)]
-            log.warning("cannot reach Slack in Socket Mode (%s): trying again in %.0f s; check SLACK_APP_TOKEN, "
-                        "SLACK_API_URL and the way out to Slack", _reason(error), wait)
-            await asyncio.sleep(wait)
-            continue
-        log.info("connected to Slack in Socket Mode")
-        return
-
-
-def _reason(error: Exception) -> str:
-    response = getattr(error, "response", None)
-    return str(response.get("error")) if response is not None and hasattr(response, "get") else str(error)[:120] or "no answer"
-
-
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings) -> int:
+    """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
+    often (1: the supervisor starts it afresh)."""
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
     # place that re-raise is harmless, so we still drain, close and exit 0.
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -183,14 +172,18 @@ async def serve(settings: Settings) -> None:
             daily.append(run_due(runtime.weekly.due, stop))
         if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
             daily.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
-        if helpers:
-            daily.append(supervise(helpers, stop))
         if helper:
             daily.append(beat())
         schedulers = [asyncio.create_task(loop) for loop in daily]
+        supervising = asyncio.create_task(supervise(helpers, stop)) if helpers else None
         secret = settings.slack_signing_secret
+        socket_mode = None
+        if settings.slack_app_token is not None:
+            from bot.serving.socket_mode import SocketMode  # 0.2 s of imports, for this mode only
+
+            socket_mode = SocketMode(runtime.app, settings.slack_app_token.get_secret_value(), api_url=settings.slack_api_url)
         web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value(),
-                             metrics_apart=metrics_sock is not None)
+                             metrics_apart=metrics_sock is not None, socket_mode=socket_mode)
         server = Serving(uvicorn.Config(
             web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
             ws="none", lifespan="off",  # neither is used; uvicorn would load websockets' protocol
@@ -203,17 +196,12 @@ async def serve(settings: Settings) -> None:
         checks = asyncio.create_task(asyncio.sleep(0) if helper else when_listening(server, settings, runtime.redis))
         watcher = None
         if metrics_sock is not None:
-            apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime)), log_config=None, http="httptools",
+            apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime, socket_mode)), log_config=None, http="httptools",
                                           ws="none", lifespan="off", limit_concurrency=64, timeout_keep_alive=5))
             watcher = asyncio.create_task(apart.serve(sockets=[metrics_sock]))
-        socket_mode = None
-        if settings.slack_app_token is not None:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler  # 0.2 s, for this mode only
-
-            socket_mode = AsyncSocketModeHandler(runtime.app, settings.slack_app_token.get_secret_value())
         # Socket Mode connects beside serving: /healthz, /metrics and a clean stop on SIGTERM never
         # wait for Slack, which may be unreachable for a while
-        connecting = asyncio.create_task(keep_connecting(socket_mode)) if socket_mode is not None else None
+        connecting = asyncio.create_task(socket_mode.keep()) if socket_mode is not None else None
         try:
             await server.serve(sockets=[sock])
         finally:
@@ -227,10 +215,11 @@ async def serve(settings: Settings) -> None:
                 await asyncio.gather(connecting, return_exceptions=True)
             await stop_helpers(helpers, DRAIN_SECONDS)
             if socket_mode is not None:
-                with contextlib.suppress(Exception):  # never connected, or Slack gone: nothing to close
-                    await socket_mode.close_async()  # type: ignore[no-untyped-call]  # left untyped by slack-bolt
+                await socket_mode.close()
             await runtime.tasks.drain(DRAIN_SECONDS)
             for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
                 scheduler.cancel()
             await asyncio.gather(checks, *schedulers, return_exceptions=True)
+    failed = supervising is not None and await supervising
     log.info("stopped")
+    return 1 if failed else 0

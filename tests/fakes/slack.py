@@ -93,6 +93,8 @@ class FakeSlack:
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     socket_connections: int = 0
+    socket_drop: bool = False  # set: the open Socket Mode connection is closed, as Slack's servers sometimes do
+    socket_url: str | None = None  # the WebSocket address apps.connections.open gives, when not this fake's own
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
     scheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat.scheduleMessage, by scheduled_message_id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
@@ -161,6 +163,10 @@ class FakeSlack:
 
         async def push() -> None:
             while True:
+                if self.socket_drop:
+                    self.socket_drop = False
+                    await websocket.close()
+                    return
                 while self.socket_outbox:
                     await websocket.send_json(self.socket_outbox.pop(0))
                 await asyncio.sleep(0.01)
@@ -229,7 +235,7 @@ class FakeSlack:
             return JSONResponse({"ok": False, "error": "internal_error"})
         if method in self.hollow:
             return JSONResponse({"ok": True})
-        if method in ("auth.test", "auth.teams.list"):  # answered per token
+        if method in ("auth.test", "auth.teams.list", "apps.connections.open"):  # answered per token
             args = {**args, "_token": token}
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         # as Slack, every answer says which scopes the token was granted
@@ -527,7 +533,11 @@ class FakeSlack:
         return {"ok": True, "view": {"id": "V0HOME", **_view(args)}}
 
     def _apps_connections_open(self, args: dict) -> dict:
-        return {"ok": True, "url": self.base.replace("http://", "ws://") + "/socket"}
+        """Only an app-level token opens a connection, as Slack answers (a bot token pasted as
+        SLACK_APP_TOKEN is the usual slip)."""
+        if not str(args.get("_token", "")).startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type"}
+        return {"ok": True, "url": self.socket_url or self.base.replace("http://", "ws://") + "/socket?ticket=secret-ticket"}
 
     def _users_info(self, args: dict) -> dict:
         user = self.users.get(args.get("user", ""))

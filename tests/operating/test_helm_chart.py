@@ -138,8 +138,9 @@ def test_pods_are_probed_kept_available_and_hold_no_secret_in_their_spec(tmp_pat
     kinds = render(tmp_path)
     pod = kinds["Deployment"]["spec"]["template"]
     [container] = pod["spec"]["containers"]
-    # not ready without Redis; alive as long as the process answers, so a Redis outage restarts nothing
-    assert container["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    # not ready without Redis (nor, in Socket Mode, Slack); alive as long as the process answers, so
+    # a Redis or Slack outage restarts nothing
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["livenessProbe"]["httpGet"]["path"] == "/metrics"
     assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
     assert kinds["PodDisruptionBudget"]["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
@@ -186,7 +187,14 @@ def test_a_changed_secret_rolls_the_pods(tmp_path: Path):
     ({"config": {"MEET_CLIENT_ID": ""}}, "set config.MEET_CLIENT_ID"),
     ({"secrets": {"values": {"SLACK_BOT_TOKEN": ""}}}, "set secrets.values.SLACK_BOT_TOKEN"),
     ({"config": {"DS_API_TOKEN": "ds-token"}}, "config.DS_API_TOKEN is a secret: it would land in the ConfigMap"),
+    ({"config": {"slack_app_token": "xapp-1-chart"}},  # the bot reads settings whatever their case
+     "config.slack_app_token is a secret: it would land in the ConfigMap; put it in secrets.values.SLACK_APP_TOKEN"),
+    ({"config": {"Albert_Api_Key": "sk-chart"}}, "config.Albert_Api_Key is a secret"),
     ({"config": {"PORT": "8080"}}, "config.PORT is set by the chart"),
+    ({"config": {"redis_url": "redis://redis:6379/0"}}, "config.redis_url is set by the chart"),
+    *[({"redis": {"url": url}, "secrets": {"values": {"REDIS_URL": None}}},
+       "redis.url holds a password: it would land in the ConfigMap; put the URL in secrets.values.REDIS_URL")
+      for url in ("redis://:chart-pw@redis:6379/0", "rediss://roombot:chart-pw@redis:6380/0", "redis://redis:6379/0?password=chart-pw")],
     ({"config": {"REDIS_CLUSTER": "1"}}, "config.REDIS_CLUSTER is set by the chart"),
     ({"secrets": {"values": {"SLACK_SIGNING_SECRET": None}}}, "set secrets.values.SLACK_SIGNING_SECRET (HTTP mode), or SLACK_APP_TOKEN"),
     (_merge(MODES["oauth"], {"secrets": {"values": {"SLACK_BOT_TOKEN": "xoxb-1"}}}), "leave secrets.values.SLACK_BOT_TOKEN unset"),

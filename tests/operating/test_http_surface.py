@@ -1,4 +1,4 @@
-"""The routes Slack and operators use: signed /slack/events, /healthz, /metrics."""
+"""The routes Slack and operators use: signed /slack/events, /healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -28,18 +28,21 @@ async def test_bad_signature_is_refused_and_nothing_happens(bot, slack: FakeSlac
     assert meet.log == []
 
 
-async def test_healthz_reports_redis(bot, settings, meet: FakeMeet, tmp_path: Path):
-    healthy = await bot.http.get("/healthz")
-    assert healthy.status_code == 200 and healthy.json() == {"status": "ok"}
+async def test_healthz_and_readyz_report_redis(bot, settings, meet: FakeMeet, tmp_path: Path):
+    """Over HTTP, Slack comes to the bot: ready is alive with its Redis (Socket Mode adds Slack:
+    tests/operating/test_socket_mode.py)."""
+    for route in ("/healthz", "/readyz"):
+        healthy = await bot.http.get(route)
+        assert healthy.status_code == 200 and healthy.json() == {"status": "ok"}
 
     unreachable = aioredis.Redis.from_url(f"unix://{tmp_path}/no-redis.sock")
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
     runtime = build_app(settings, unreachable, rooms)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_web_app(runtime)), base_url="http://bot") as http:
-        sick = await http.get("/healthz")
+        sick = [await http.get(route) for route in ("/healthz", "/readyz")]
     await runtime.aclose()
     await rooms.aclose()
-    assert sick.status_code == 503 and sick.json()["redis"] == "unreachable"
+    assert all(answer.status_code == 503 and answer.json()["redis"] == "unreachable" for answer in sick)
 
 
 def _sample(metrics: str, name: str, **labels: str) -> float:

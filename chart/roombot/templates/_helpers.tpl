@@ -46,13 +46,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- fail (printf "set config.%s" $name) -}}
 {{- end -}}
 {{- end -}}
-{{- range $name := list "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "SLACK_CLIENT_SECRET" "MEET_CLIENT_SECRET" "DS_API_TOKEN" "ALBERT_API_KEY" "TOKEN_ENCRYPTION_KEY" -}}
-{{- if hasKey $.Values.config $name -}}
-{{- fail (printf "config.%s is a secret: it would land in the ConfigMap; put it in secrets.values (or in secrets.existingSecret)" $name) -}}
+{{- /* the bot reads its settings whatever their case (slack_app_token is SLACK_APP_TOKEN) */ -}}
+{{- range $name, $value := .Values.config -}}
+{{- if has (upper $name) (list "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "SLACK_CLIENT_SECRET" "MEET_CLIENT_SECRET" "DS_API_TOKEN" "ALBERT_API_KEY" "TOKEN_ENCRYPTION_KEY") -}}
+{{- fail (printf "config.%s is a secret: it would land in the ConfigMap; put it in secrets.values.%s (or in secrets.existingSecret)" $name (upper $name)) -}}
 {{- end -}}
-{{- end -}}
-{{- range $name := list "PORT" "HOST" "METRICS_PORT" "REDIS_URL" "REDIS_CLUSTER" "REDIS_SENTINELS" "REDIS_SENTINEL_MASTER" "DATA_DIR" -}}
-{{- if hasKey $.Values.config $name -}}
+{{- if has (upper $name) (list "PORT" "HOST" "METRICS_PORT" "REDIS_URL" "REDIS_CLUSTER" "REDIS_SENTINELS" "REDIS_SENTINEL_MASTER" "DATA_DIR") -}}
 {{- fail (printf "config.%s is set by the chart (service, metrics, redis): remove it from config" $name) -}}
 {{- end -}}
 {{- end -}}
@@ -84,6 +83,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- if and (eq $redis.mode "sentinel") (not $redis.sentinels) -}}
 {{- fail "redis.mode is sentinel: list the Sentinels in redis.sentinels (host:port)" -}}
+{{- end -}}
+{{- if $redis.url -}}
+{{- $url := urlParse $redis.url -}}
+{{- if or (contains ":" $url.userinfo) (regexMatch "(^|&)password=" $url.query) -}}
+{{- fail "redis.url holds a password: it would land in the ConfigMap; put the URL in secrets.values.REDIS_URL (or in secrets.existingSecret) and leave redis.url empty" -}}
+{{- end -}}
 {{- end -}}
 {{- if and (ne $redis.mode "sentinel") (not $redis.url) (not .Values.secrets.existingSecret) (not (hasKey .Values.secrets.values "REDIS_URL")) -}}
 {{- fail "a shared Redis is required: set redis.url, or REDIS_URL in the Secret" -}}
