@@ -22,6 +22,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.models import STATES
+from clients.dossiers.rate_limit import Priority, with_priority
 from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
@@ -39,9 +40,11 @@ CONCURRENT_POLLS = 4
 MOST_ITEMS = 20  # in one DM; the rest is counted
 
 
+@with_priority(Priority.ASKED)
 async def watch_on(services: Services, asker: Asker, email: str, lang: str, numbers: tuple[int, ...]) -> Message:
     """Watches the démarches named (or, with none, those the workspace's digests follow), of
-    which the person is an administrator or an instructeur now."""
+    which the person is an administrator or an instructeur now. One that cannot be checked just
+    now (the service down, or this minute's share of the allowance spent) changes nothing."""
     account = await account_for(services, asker.team_id)
     if account is None or services.digests is None:
         return plain(text(lang, "desk.no_token"))
@@ -53,6 +56,8 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
     for number in asked[:MOST_WATCHED]:
         try:
             entitled = (await account.access.membership(number)).entitled(email)
+        except errors.DossierServiceUnavailable:
+            return plain(text(lang, "desk.watch_unchecked", numbers=_numbers([number])))
         except errors.DossierServiceError:
             entitled = False
         (kept if entitled else refused).append(number)
