@@ -102,3 +102,13 @@ async def test_forged_show_them_values_cost_a_few_member_lists(digest_bot: Bot, 
     assert len([n for n in asked if n != 4999]) <= 10 and asked.count(4999) == 1
     said = [text_of(reply) for reply in slack.responses]
     assert any("You asked for 10 of these lists in the last minute" in words for words in said)
+
+
+async def test_watching_unknown_numbers_asks_the_service_once_a_minute_about_each(digest_bot: Bot, ds: FakeDS,
+                                                                                  demarche: FakeDemarche) -> None:
+    unknown = " ".join(str(number) for number in range(7000, 7020))
+    for user in ("U0ALICE", "U0BOB", "U0ALICE"):  # two people, twenty numbers that name no démarche
+        await digest_bot.post(command_body(f"watch {unknown}", user, digest_bot.slack.response_url(f"w-{user}"), command="/dossier"))
+        await digest_bot.runtime.tasks.drain(20)
+    assert sum(1 for q in ds.queries if q.get("operationName") == "getDemarcheMembers") == 20
+    assert all("Not watched" in text_of(reply) or "Non surveillé" in text_of(reply) for reply in digest_bot.slack.responses[-3:])
