@@ -29,9 +29,10 @@ class JsonCache:
             return None
         return None if raw is None else json.loads(raw)
 
-    async def put(self, value: Any, *name: str) -> None:
+    async def put(self, value: Any, *name: str, ttl: float | None = None) -> None:
+        """`ttl`: this entry's lifetime, when not the cache's."""
         try:
-            await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=self._ttl)
+            await self._redis.set(key(self._namespace, *name), json.dumps(value), ex=int(ttl or self._ttl))
         except RedisError as error:
             degraded(self._namespace, error)
 

@@ -36,8 +36,10 @@ class ProfileProblem(Exception):
         self.key = key
 
 
-async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str) -> Profile:
-    cached = await cache.get(team_id, user_id)
+async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str, *,
+                       fresh: bool = False) -> Profile:
+    """`fresh`: read from Slack whatever is cached (the account as it is now: deactivated, or not)."""
+    cached = None if fresh else await cache.get(team_id, user_id)
     if cached is not None:
         return Profile(**{name: cached[name] for name in Profile.__dataclass_fields__ if name in cached})
     try:

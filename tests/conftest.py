@@ -201,9 +201,9 @@ async def eventually(condition: Any, what: str = "the condition", timeout: float
 
 
 def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: Any, inference: Any = None, *,
-                    shared_limiter: bool = False) -> tuple[Any, Any]:
-    """A digest job as the bot builds one, over the dossier fake, without waits: (job, its dossier
-    client, to close)."""
+                    shared_limiter: bool = False, limiter: Any = None) -> tuple[Any, Any]:
+    """A digest job as the bot builds one, over the dossier fake, without waits (unless `limiter`
+    says otherwise): (job, its dossier client, to close)."""
     from pydantic import SecretStr
 
     from bot.wiring import digest_config
@@ -216,7 +216,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     from clients.json_cache import JsonCache
     from handlers.digest.job import DigestJob
 
-    limiter = RateLimiter(1_000_000, redis=redis, name="test-token") if shared_limiter else RateLimiter(1_000_000)
+    limiter = limiter or (RateLimiter(1_000_000, redis=redis, name="test-token") if shared_limiter else RateLimiter(1_000_000))
     service = DossierService(ds.url, SecretStr(ds.token), limiter=limiter, policy=instant_policy())
     access = DemarcheAccess(service, JsonCache(redis, "ds-members", MEMBERS_TTL))
     from clients.dossiers.previews import PREVIEW_TTL, DossierPreviews

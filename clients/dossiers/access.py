@@ -4,7 +4,9 @@ the dossier service lists them (ds-graphql.md §8), compared with the person's e
 The bot's token reads every démarche of an administrator's account; whether a *person* may follow
 one in Slack is the bot's to decide, and these lists are the service's own answer. They are kept
 for a few minutes (as hashes of the e-mails, never the addresses), so a burst of commands costs
-one request a démarche — a request that counts in the token's allowance like any other.
+one request a démarche — a request that counts in the token's allowance like any other. A
+démarche the service will not show (unknown, or not the token's) is remembered as such for a
+minute: asking again about a number that does not exist costs nothing meanwhile.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound
 from clients.dossiers.models import Members
 from clients.json_cache import JsonCache
 from clients.redis_keys import email_digest
 
 #: How long a démarche's members are believed before the service is asked again.
 MEMBERS_TTL = 300
+#: How long a démarche the service would not show (unknown, or not the token's) is believed so.
+REFUSED_TTL = 60
 
 
 class MemberSource(Protocol):
@@ -60,8 +65,15 @@ class DemarcheAccess:
     async def membership(self, demarche: int) -> Membership:
         """Raises the service's refusal (unknown démarche, not readable with the token, down)."""
         cached = await self._cache.get(str(demarche))
+        if cached is not None and "refused" in cached:
+            refusal = DemarcheForbidden if cached["refused"] == DemarcheForbidden.reason else DemarcheNotFound
+            raise refusal(f"n° {demarche}: refused by the service within the last {REFUSED_TTL} s")
         if cached is None:
-            members = await self._source.members(demarche)
+            try:
+                members = await self._source.members(demarche)
+            except (DemarcheNotFound, DemarcheForbidden) as error:
+                await self._cache.put({"refused": error.reason}, str(demarche), ttl=REFUSED_TTL)
+                raise
             cached = {
                 "title": members.title,
                 "administrators": sorted({email_digest(p.email) for p in members.administrateurs if p.email}),

@@ -1,4 +1,5 @@
-"""Keeps one dossier-service token within its allowance, counted as the service counts it.
+"""Keeps one dossier-service token within its allowance, counted as the service counts it, and
+shares each window by priority.
 
 The service (rack-attack) allows N requests per token in fixed one-minute windows aligned on the
 epoch minute and answers 429 past that. Spacing every request 60/N s apart never trips it but
@@ -7,19 +8,34 @@ the current window — up to N less a small margin (clocks differ) — and waits
 once they are gone. The tickets are counted in Redis, so every bot process walking with the same
 token shares the one allowance; without Redis a process counts alone.
 
-Not every walk is as urgent: the operator's digest is due at its hour whatever channels asked for
-meanwhile. Requests made while `URGENT` is set may use the whole window and mark an urgent walk
-as under way; while one is, the others may use the window only up to a reserve (a quarter) and give
-their ticket back when they find it spent — so however many digests people start, the operator's
-walks find room in every window, and nobody's walk is slowed when no urgent one runs.
+Not every request is as urgent (`PRIORITY`, most urgent first):
+
+- `ACT`: an instructeur's act (and the reads it needs) — someone waits on a button. Acts may use
+  the whole window; the others leave them the last `ACT_ROOM` of it, so an act finds room however
+  busy the minute, and waits `SHORT_WAIT` seconds at most for the next window when acts alone
+  filled it (else `OverShare`: nothing sent, said as such).
+- `OPERATOR`: the operator's digest, due at its hour. While one of its walks is under way the
+  channels' walks leave it `RESERVED` of each window.
+- `DIGEST` (the default): channels' digests and whatever else is not marked. They wait for the
+  next window when theirs is spent.
+- `ASKED`: look-ups, watch changes, "Show them", Home's list — a person asked, and may ask again.
+  They take at most `ASKED_SHARE` of a window between them, never what the classes above keep,
+  and give up (`OverShare`) rather than wait more than `SHORT_WAIT` seconds.
+
+`SHARE`, set on top of any of them, bounds requests that may wait for nobody and take nothing
+digests need (link previews, the watch's polls): they go only while less than that share of the
+window is spent, and give up otherwise rather than wait for the next window.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
+from enum import IntEnum
+from typing import Any, ParamSpec, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -28,14 +44,47 @@ from clients.dossiers.errors import OverShare
 from clients.redis_keys import key
 from clients.storage import degraded
 
-#: Set (for a task and the tasks it starts) while counting for a digest that must not wait.
-URGENT: ContextVar[bool] = ContextVar("urgent_dossier_requests", default=False)
-#: The share of each window kept for urgent requests.
+
+class Priority(IntEnum):
+    """Who a request is for, most urgent first."""
+
+    ACT = 0
+    OPERATOR = 1
+    DIGEST = 2
+    ASKED = 3
+
+
+#: The priority of the requests a task (and the tasks it starts) makes.
+PRIORITY: ContextVar[Priority] = ContextVar("dossier_request_priority", default=Priority.DIGEST)
+#: The share of each window the others leave to acts.
+ACT_ROOM = 0.05
+#: The share of each window the channels' walks leave to the operator's while it runs.
 RESERVED = 0.25
+#: The share of each window look-ups, watch changes and the like may take between them.
+ASKED_SHARE = 0.25
+#: An act or a look-up waits this long at most for the next window; past it, it is not sent.
+SHORT_WAIT = 5.0
 #: Set (to a share of the window) for requests that may wait for nobody and take nothing digests
 #: need (link previews, watches): they go only while less than that share of the window is spent,
 #: and give up otherwise (`OverShare`) rather than wait for the next window.
 SHARE: ContextVar[float | None] = ContextVar("dossier_request_share", default=None)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def with_priority(level: Priority) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
+    """Runs an async function with its dossier-service requests at `level`."""
+    def wrap(work: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+        @functools.wraps(work)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            token = PRIORITY.set(level)
+            try:
+                return await work(*args, **kwargs)
+            finally:
+                PRIORITY.reset(token)
+        return run
+    return wrap
 
 
 class RateLimiter:
@@ -51,60 +100,85 @@ class RateLimiter:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.allowed = per_window - (max(1, per_window // 50) if margin is None else margin)  # 2 % margin
-        self.ordinary = max(1, int(self.allowed * (1 - RESERVED)))
+        self.for_others = self.allowed - max(2, round(self.allowed * ACT_ROOM))  # what acts leave
+        self.ordinary = max(1, int(self.for_others - self.allowed * RESERVED))  # while the operator's walk runs
+        self.asked = max(1, int(self.allowed * ASKED_SHARE))
         self._redis = redis
         self._name = name
         self._window = window
         self._clock = clock
         self._sleep = sleep
-        self._local: dict[int, int] = {}
+        self._local: dict[tuple[int, bool], int] = {}
         self._urgent_until = 0.0
 
     async def wait(self) -> None:
         """Returns when this request may go: a ticket of the current window was free (for it)."""
-        urgent, share = URGENT.get(), SHARE.get()
+        level, share = PRIORITY.get(), SHARE.get()
         while True:
             now = self._clock()
             index = int(now // self._window)
-            taken, reserving = await self._take(index, urgent)
+            taken, asked, reserving = await self._take(index, level)
             if share is not None and taken > max(1, int(self.allowed * share)):
-                await self._give_back(index)
+                await self._give_back(index, level)
                 raise OverShare("this minute's share of the dossier service's allowance is spent")
-            if taken <= (self.ordinary if reserving and not urgent else self.allowed):
+            if taken <= self._ceiling(level, reserving) and (level is not Priority.ASKED or asked <= self.asked):
                 return
-            await self._give_back(index)
-            await self._sleep((index + 1) * self._window - now + 0.001)
+            await self._give_back(index, level)
+            until_next = (index + 1) * self._window - now + 0.001
+            if level in (Priority.ACT, Priority.ASKED) and until_next > SHORT_WAIT:
+                raise OverShare("this minute's share of the dossier service's allowance is spent")
+            await self._sleep(until_next)
 
-    async def _take(self, index: int, urgent: bool) -> tuple[int, bool]:
-        """This request's number in window `index`, and whether an urgent walk is under way."""
+    def _ceiling(self, level: Priority, reserving: bool) -> int:
+        """How many tickets of a window may be taken when this request goes."""
+        if level is Priority.ACT:
+            return self.allowed
+        if level is Priority.OPERATOR or not reserving:
+            return self.for_others
+        return self.ordinary
+
+    async def _take(self, index: int, level: Priority) -> tuple[int, int, bool]:
+        """This request's number in window `index`, its number among the window's asked requests
+        (when it is one), and whether an operator's walk is under way."""
+        asked = level is Priority.ASKED
         if self._redis is not None:
             flag = key("ds-urgent", self._name)
             try:
                 async with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.incr(self._key(index))
-                    pipe.expire(self._key(index), int(self._window * 2) + 1)
-                    if urgent:
+                    for name in self._keys(index, asked):
+                        pipe.incr(name)
+                        pipe.expire(name, int(self._window * 2) + 1)
+                    if level is Priority.OPERATOR:
                         pipe.set(flag, "1", ex=int(self._window * 2) + 1)
                     else:
                         pipe.exists(flag)
-                    taken, _, reserving = await pipe.execute()
-                return int(taken), bool(reserving)
+                    answers = await pipe.execute()
+                return int(answers[0]), int(answers[2]) if asked else 0, bool(answers[-1])
             except RedisError as error:
                 degraded("dossier rate limit", error)
-        self._local = {index: self._local.get(index, 0) + 1}
-        if urgent:
+        self._local = {counted: number for counted, number in self._local.items() if counted[0] == index}
+        for counted in ((index, False), (index, True))[:2 if asked else 1]:
+            self._local[counted] = self._local.get(counted, 0) + 1
+        if level is Priority.OPERATOR:
             self._urgent_until = self._clock() + self._window * 2
-        return self._local[index], self._clock() < self._urgent_until
+        return self._local[(index, False)], self._local.get((index, True), 0), self._clock() < self._urgent_until
 
-    async def _give_back(self, index: int) -> None:
+    async def _give_back(self, index: int, level: Priority) -> None:
         """A ticket taken past the cap was not used: without this, waiters would fill the reserve."""
+        asked = level is Priority.ASKED
         if self._redis is not None:
             try:
-                await self._redis.decr(self._key(index))
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for name in self._keys(index, asked):
+                        pipe.decr(name)
+                    await pipe.execute()
                 return
             except RedisError as error:
                 degraded("dossier rate limit", error)
-        self._local[index] = self._local.get(index, 1) - 1
+        for counted in ((index, False), (index, True))[:2 if asked else 1]:
+            self._local[counted] = self._local.get(counted, 1) - 1
 
-    def _key(self, index: int) -> str:
-        return key("ds-rate", self._name, str(index))
+    def _keys(self, index: int, asked: bool) -> list[str]:
+        """The window's count, and its count of asked requests for one of them."""
+        total = key("ds-rate", self._name, str(index))
+        return [total, key("ds-rate", self._name, str(index), "asked")] if asked else [total]

@@ -35,6 +35,8 @@ WATCH_SHARE = 0.25
 OVERLAP = dt.timedelta(minutes=1)
 #: at most this many pages a démarche a poll (a few hundred changed dossiers): the rest next time
 MOST_PAGES = 5
+#: how long where reading stands, and what each person was told, outlive the last round
+KEPT_SECONDS = 7 * 86400
 
 GET_DOSSIER_CHANGES = f"""query getDossierChanges($demarcheNumber: Int!, $updatedSince: ISO8601DateTime!, $after: String) {{
   demarche(number: $demarcheNumber) {{
@@ -106,24 +108,42 @@ class Unanswered:
     waiting: bool
 
 
-async def changes_since(service: DossierService, demarche: int, since: dt.datetime) -> tuple[list[DossierChange], list[Unanswered]]:
-    """What changed since `since`; `OverShare` when the allowance's share for polls is spent."""
+@dataclass(frozen=True)
+class Read:
+    """What one poll of a démarche read: its changes, whether each changed dossier waits for an
+    answer, and `after`, the cursor to go on from next round while a backlog is left (None once
+    read to the end)."""
+
+    changes: list[DossierChange]
+    waiting: list[Unanswered]
+    after: str | None
+
+
+async def changes_since(service: DossierService, demarche: int, since: dt.datetime, after: str | None = None) -> Read:
+    """What changed since `since`, from the cursor `after` when a backlog is being read: at most
+    `MOST_PAGES` pages, the rest next round (the service's keyset cursors never expire, and a dossier
+    changed meanwhile comes again at the end). `OverShare` when the allowance's share for polls is
+    spent before a page was read; spent later, what was read is returned with its cursor."""
     token = SHARE.set(WATCH_SHARE)
+    found: list[DossierChange] = []
+    waiting: list[Unanswered] = []
     try:
-        found: list[DossierChange] = []
-        waiting: list[Unanswered] = []
-        after = None
-        for _ in range(MOST_PAGES):
-            data = await service.query("getDossierChanges", GET_DOSSIER_CHANGES,
-                                       {"demarcheNumber": demarche, "updatedSince": (since - OVERLAP).isoformat(), "after": after})
+        for number in range(MOST_PAGES):
+            try:
+                data = await service.query("getDossierChanges", GET_DOSSIER_CHANGES,
+                                           {"demarcheNumber": demarche, "updatedSince": (since - OVERLAP).isoformat(), "after": after})
+            except errors.OverShare:
+                if number == 0:
+                    raise
+                return Read(found, waiting, after)
             page = _page(data)
             for node in page.nodes:
                 found += _changes(demarche, node, since)
                 waiting.append(Unanswered(node.number, _group(node), _unanswered(node)))
             if not page.hasNextPage or not page.endCursor or page.endCursor == after:
-                break
+                return Read(found, waiting, None)
             after = page.endCursor
-        return found, waiting
+        return Read(found, waiting, after)
     finally:
         SHARE.reset(token)
 
@@ -210,22 +230,45 @@ class Watches:
         processes and replicas, so that nobody is told twice."""
         return bool(await self._redis.set(key("desk-round"), "1", nx=True, ex=max(1, seconds)))
 
-    async def since(self, account: str, demarche: int) -> dt.datetime | None:
-        raw = as_text(await self._redis.get(key("desk-since", account, str(demarche))))
-        return dt.datetime.fromisoformat(raw) if raw else None
+    async def reading(self, account: str, demarche: int) -> tuple[dt.datetime, str | None] | None:
+        """Since when the démarche's changes are read for this token, and the cursor a backlog is
+        being read from (None: from the start); None before its first round."""
+        since, after = (as_text(raw) for raw in await self._redis.mget(key("desk-since", account, str(demarche)),
+                                                                        key("desk-after", account, str(demarche))))
+        return (dt.datetime.fromisoformat(since), after or None) if since else None
 
     async def read_until(self, account: str, demarche: int, moment: dt.datetime) -> None:
-        await self._redis.set(key("desk-since", account, str(demarche)), moment.isoformat(), ex=7 * 86400)
+        """Everything up to `moment` was read: the next round reads changes since then."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.set(key("desk-since", account, str(demarche)), moment.isoformat(), ex=KEPT_SECONDS)
+            pipe.delete(key("desk-after", account, str(demarche)))
+            await pipe.execute()
 
-    async def first_time(self, team: str, user: str, marks: list[str]) -> list[str]:
-        """The marks not told to this person yet (and now noted as told)."""
-        name = key("desk-told", team, user)
-        fresh = []
-        for mark in marks:
-            if await self._redis.sadd(name, mark):
-                fresh.append(mark)
-        await self._redis.expire(name, 2 * 86400)
-        return fresh
+    async def read_on(self, account: str, demarche: int, after: str | None) -> None:
+        """A backlog is left: the next round goes on from `after` (from the start for None), with
+        the same `since`."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            if after:
+                pipe.set(key("desk-after", account, str(demarche)), after, ex=KEPT_SECONDS)
+            else:
+                pipe.delete(key("desk-after", account, str(demarche)))
+            pipe.expire(key("desk-since", account, str(demarche)), KEPT_SECONDS)
+            await pipe.execute()
+
+    async def first_time(self, team: str, user: str, demarche: int, changes: list[DossierChange],
+                         forget_before: dt.datetime) -> set[str]:
+        """The marks of `changes` not told to this person yet (and now noted as told). A mark is
+        kept, scored by when its change happened, only while a read can find that change again:
+        until `forget_before` (the next read's `since` less the overlap), so the set holds what the
+        overlap window (or a backlog being read) needs, however many rounds go by."""
+        name = key("desk-told", team, user, str(demarche))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for change in changes:
+                pipe.zadd(name, {change.mark: change.at.timestamp()}, nx=True)
+            pipe.zremrangebyscore(name, "-inf", forget_before.timestamp())
+            pipe.expire(name, KEPT_SECONDS)
+            added = await pipe.execute()
+        return {change.mark for change, fresh in zip(changes, added, strict=False) if fresh}
 
     async def note_unanswered(self, account: str, demarche: int, states: list[Unanswered]) -> None:
         name = key("desk-unanswered", account, str(demarche))

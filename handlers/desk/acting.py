@@ -27,6 +27,7 @@ from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.desk import LEADS_TO, Act, DossierCard, Seen
 from clients.dossiers.models import STATES
+from clients.dossiers.rate_limit import Priority, with_priority
 from handlers.blocks import Message, link_mrkdwn, plain
 from handlers.core.dossier_links import dossier_url
 from handlers.dedupe import COMMAND_WINDOW
@@ -75,6 +76,7 @@ async def account_for(services: Services, team: str, enterprise: str | None = No
     return await services.digests.account(team, enterprise or await services.workspaces.enterprise_of(team))
 
 
+@with_priority(Priority.ASKED)
 async def look_up(services: Services, asker: Asker, email: str, lang: str, number: int) -> Message:
     """`/dossier <n>` and the Open buttons: the card, to an administrator of the démarche or an
     instructeur of the dossier's group; one answer for anyone else and for no such dossier."""
@@ -92,6 +94,7 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
     return card_message(lang, seen, email, _site(services))
 
 
+@with_priority(Priority.ACT)
 async def perform(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, asked: Asked) -> Outcome | None:
     """Does the act; None when another delivery of the same request is doing it."""
     account = await account_for(services, asker.team_id)
@@ -263,6 +266,8 @@ def _failed(lang: str, error: errors.DossierServiceError, number: int) -> str:
             return text(lang, "desk.refused", said=quoted(said, 200))
         case errors.DemarcheNotFound() | errors.DemarcheForbidden():
             return text(lang, "desk.not_seen", number=number)
+        case errors.OverShare():
+            return text(lang, "desk.busy")
         case errors.DossierConfigError():
             log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
             return text(lang, "desk.token_refused", reason=text(lang, f"digest.reason.{error.reason}"))

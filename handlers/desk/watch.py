@@ -22,7 +22,8 @@ from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.models import STATES
-from clients.dossiers.watch import DossierChange, Watches, changes_since
+from clients.dossiers.rate_limit import Priority, with_priority
+from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
 from handlers.desk.acting import account_for
@@ -39,9 +40,11 @@ CONCURRENT_POLLS = 4
 MOST_ITEMS = 20  # in one DM; the rest is counted
 
 
+@with_priority(Priority.ASKED)
 async def watch_on(services: Services, asker: Asker, email: str, lang: str, numbers: tuple[int, ...]) -> Message:
     """Watches the démarches named (or, with none, those the workspace's digests follow), of
-    which the person is an administrator or an instructeur now."""
+    which the person is an administrator or an instructeur now. One that cannot be checked just
+    now (the service down, or this minute's share of the allowance spent) changes nothing."""
     account = await account_for(services, asker.team_id)
     if account is None or services.digests is None:
         return plain(text(lang, "desk.no_token"))
@@ -53,6 +56,8 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
     for number in asked[:MOST_WATCHED]:
         try:
             entitled = (await account.access.membership(number)).entitled(email)
+        except errors.DossierServiceUnavailable:
+            return plain(text(lang, "desk.watch_unchecked", numbers=_numbers([number])))
         except errors.DossierServiceError:
             entitled = False
         (kept if entitled else refused).append(number)
@@ -92,7 +97,7 @@ class Watching:
         accounts = {team: await account_for(self.services, team) for team in {team for team, _ in people}}
         polls = {(account.name, number): account for (team, _), numbers in people.items()
                  if (account := accounts.get(team)) is not None for number in numbers}
-        found: dict[tuple[str, int], list[DossierChange]] = {}
+        found: dict[tuple[str, int], Polled] = {}
         limit = asyncio.Semaphore(CONCURRENT_POLLS)
 
         async def poll(name: str, number: int, account: DossierAccount) -> None:
@@ -104,64 +109,90 @@ class Watching:
         for (team, user), numbers in people.items():
             account = accounts.get(team)
             if account is not None:
-                changes = [change for number in numbers for change in found.get((account.name, number), [])]
-                sent += await self._tell(watches, account, team, user, changes)
+                polled = {number: found[(account.name, number)] for number in numbers if (account.name, number) in found}
+                sent += await self._tell(watches, account, team, user, polled)
         return sent
 
-    async def _tell(self, watches: Watches, account: DossierAccount, team: str, user: str, changes: list[DossierChange]) -> int:
-        if not changes:
+    async def _tell(self, watches: Watches, account: DossierAccount, team: str, user: str, polled: dict[int, Polled]) -> int:
+        if not any(each.changes for each in polled.values()):
             return 0
         client = await self.services.workspaces.client(team)
         if client is None:
             return 0
         try:
-            profile = await load_profile(client, self.services.profiles, team, user)
-            email = usable_email(profile)
+            email = usable_email(await load_profile(client, self.services.profiles, team, user))
+            theirs = {number: [change for change in each.changes if await _concerns(account, change, email)]
+                      for number, each in polled.items()}
+            if not any(theirs.values()):
+                return 0
+            profile = await load_profile(client, self.services.profiles, team, user, fresh=True)  # the account as it is now
+            if profile.deleted or usable_email(profile) != email:
+                return 0  # deactivated (or given another address) since: what was theirs is not told
         except ProfileProblem:
             return 0  # their account went, or has no e-mail: nothing of the démarches is theirs any more
-        lang = language_of(profile, self.services.default_language)
-        theirs = [change for change in changes if await _concerns(account, change, email)]
-        fresh = set(await watches.first_time(team, user, [change.mark for change in theirs]))
-        news = [change for change in theirs if change.mark in fresh]
+        news: list[DossierChange] = []
+        for number, changes in theirs.items():
+            once = list({change.mark: change for change in changes}.values())  # a dossier changed mid-read comes twice
+            fresh = await watches.first_time(team, user, number, once, polled[number].forget_before)
+            news += [change for change in once if change.mark in fresh]
         if not news:
             return 0
         try:
-            await client.chat_postMessage(channel=user, unfurl_links=False, **_news(lang, news).payload())
+            await client.chat_postMessage(channel=user, unfurl_links=False, **_news(language_of(profile, self.services.default_language),
+                                                                                    news).payload())
         except SlackApiError as error:
             log.warning("could not tell a watcher what changed: %s", error.response.get("error"))
             return 0
         return 1
 
 
-async def _read(watches: Watches, account: DossierAccount, number: int, now: dt.datetime) -> list[DossierChange]:
-    """The démarche's changes since it was last read for this token (from now on, the first time)."""
-    since = await watches.since(account.name, number)
-    if since is None or account.desk is None:
+@dataclass(frozen=True)
+class Polled:
+    """A démarche's changes read this round, and the moment before which a change cannot be read
+    again (what was told of older ones can be forgotten)."""
+
+    changes: list[DossierChange]
+    forget_before: dt.datetime
+
+
+async def _read(watches: Watches, account: DossierAccount, number: int, now: dt.datetime) -> Polled:
+    """The démarche's changes since it was last read for this token (from now on, the first time);
+    a backlog too large for one round goes on from its cursor the next."""
+    reading = await watches.reading(account.name, number)
+    if reading is None or account.desk is None:
         await watches.read_until(account.name, number, now)
-        return []
+        return Polled([], now - OVERLAP)
+    since, after = reading
     try:
-        changes, waiting = await changes_since(account.desk.service, number, since)
+        read = await changes_since(account.desk.service, number, since, after)
     except errors.OverShare:
         log.info("watch of n° %d waits: the share of the allowance for watches is spent this minute", number)
-        return []
+        return Polled([], since - OVERLAP)
     except errors.DossierServiceError as error:
         log.warning("watch of n° %d not read: %s (%s)", number, error.reason, error)
-        return []
-    await watches.note_unanswered(account.name, number, waiting)
+        if after is not None and isinstance(error, errors.QueryRejected):  # a cursor the service no longer takes
+            await watches.read_on(account.name, number, None)
+        return Polled([], since - OVERLAP)
+    await watches.note_unanswered(account.name, number, read.waiting)
+    if read.after is not None:
+        await watches.read_on(account.name, number, read.after)
+        return Polled(read.changes, since - OVERLAP)
     await watches.read_until(account.name, number, now)
-    return changes
+    return Polled(read.changes, now - OVERLAP)
 
 
 async def _concerns(account: DossierAccount, change: DossierChange, email: str) -> bool:
-    """A deposit or the applicant's message in one of their groups; a state changed by someone
-    else on a dossier they follow. Their groups are read as the service lists them now."""
-    if change.kind == "state":
-        return email.lower() in change.followers and change.by != email.lower()
+    """In one of their groups as the service lists them now (rights that ended stop the news): a
+    deposit, the applicant's message; a state changed by someone else on a dossier they follow."""
     try:
         groups = (await account.access.membership(change.demarche)).groups_of(email)
     except errors.DossierServiceError:
         return False
-    return change.group in groups
+    if change.group not in groups:
+        return False
+    if change.kind == "state":
+        return email.lower() in change.followers and change.by != email.lower()
+    return True
 
 
 def _news(lang: str, changes: list[DossierChange]) -> Message:

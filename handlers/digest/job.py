@@ -18,7 +18,7 @@ from slack_sdk.errors import SlackApiError
 from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.counts import Progress
 from clients.dossiers.digest_store import DigestStore, Outcome
-from clients.dossiers.rate_limit import URGENT
+from clients.dossiers.rate_limit import PRIORITY, Priority
 from clients.dossiers.subscriptions import Subscription
 from clients.inference.service import InferenceService
 from handlers.blocks import plain
@@ -102,12 +102,12 @@ class DigestJob(DigestCounting, DigestFollowing):
             refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
             if refusal is not None:
                 return await self._refused(slack, day, sub, refusal)
-            urgent = URGENT.set(sub.operator)
+            urgent = PRIORITY.set(Priority.OPERATOR if sub.operator else Priority.DIGEST)
             try:
                 counted = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force, account=account)
                 digest = await self.for_groups(counted, sub, account)
             finally:
-                URGENT.reset(urgent)
+                PRIORITY.reset(urgent)
             lang = self.config.language
             messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
             run = await self.store.forced_run(day, place) if force else "daily"

@@ -1,7 +1,8 @@
 """The digest's "Show them" button: the dossiers behind a démarche's to-do line (late, SVA/SVR
 date soon or past), listed privately to whoever clicks — if they work on the démarche now (of the
 group, for a group's digest), whatever the button says. Read from the kept records: no request
-but the member list."""
+but the member list, a few a minute per person (a forged value can name any démarche), within the
+share of the allowance look-ups have."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from slack_sdk.models.blocks import ActionsBlock, Block, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.errors import DossierServiceError
+from clients.dossiers.rate_limit import Priority, with_priority
 from clients.dossiers.records import needing
 from handlers.blocks import Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
@@ -23,6 +25,8 @@ from handlers.on_behalf import reply_privately, run_for, who
 from handlers.services import Services
 
 MOST_SHOWN = 25  # buttons; the rest is counted
+#: lists one person may ask for in a minute: each may cost a member list (forged values, any number)
+SHOWS_PER_MINUTE = 10
 
 
 def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
@@ -35,10 +39,13 @@ def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> No
             return
         asker = who(body)
 
+        @with_priority(Priority.ASKED)
         async def work(email: str, lang: str) -> Message:
             account = await digests.account(asker.team_id, await services.workspaces.enterprise_of(asker.team_id)) if digests else None
             if digests is None or account is None:
                 return plain(text(lang, "digest_cmd.no_token_here"))
+            if not await services.once.within("digest-show", asker.team_id, asker.user_id, most=SHOWS_PER_MINUTE, ttl=60):
+                return plain(text(lang, "digest.needs_too_often", most=SHOWS_PER_MINUTE))
             try:
                 membership = await account.access.membership(int(number))
             except DossierServiceError:

@@ -24,11 +24,11 @@ def news(slack: FakeSlack, user: str) -> list[dict]:
     return [m for m in slack.posted(user) if "What concerns you" in text_of(m) or "Ce qui vous concerne" in text_of(m)]
 
 
-async def a_round(bot: Bot) -> int:
+async def a_round(bot: Bot, now: dt.datetime | None = None) -> int:
     watching = bot.runtime.watching
     assert watching is not None
     await bot.runtime.redis.delete(redis_key("desk-round"))  # the lease of the round before: as if its time had passed
-    return await watching.round(dt.datetime.now(dt.UTC))
+    return await watching.round(now or dt.datetime.now(dt.UTC))
 
 
 async def test_watch_tells_each_person_what_is_theirs_once(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
@@ -90,6 +90,32 @@ async def test_rights_that_end_stop_the_news(digest_bot: Bot, ds: FakeDS, slack:
     assert news(slack, "U0ALICE") == []
 
 
+async def test_a_follower_whose_group_rights_ended_hears_no_state_news(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                      demarche: FakeDemarche) -> None:
+    followed = ds.deposit(101, "en_construction")
+    followed.followers.add(BOB)  # the service keeps the follow when the group loses him
+    await dossier(digest_bot, "watch 101", user="U0BOB")
+    await a_round(digest_bot)
+    demarche.groups[0].instructeurs.remove(BOB)
+    await digest_bot.runtime.redis.delete(redis_key("ds-members:101"))  # the kept member list lapses
+    ds.now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
+    await click(digest_bot, "dossier_start", str(followed.number))  # Alice starts the review
+    await a_round(digest_bot)
+    assert news(slack, "U0BOB") == []
+
+
+async def test_a_deactivated_slack_account_hears_nothing(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                         demarche: FakeDemarche) -> None:
+    await dossier(digest_bot, "watch 101")  # her profile is read, and kept a few minutes
+    await dossier(digest_bot, "watch 101", user="U0BOB")
+    await a_round(digest_bot)
+    slack.users["U0ALICE"]["deleted"] = True  # deactivated by the workspace's administrators since
+    ds.now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5)
+    ds.deposit(101)  # in the group of both
+    await a_round(digest_bot)
+    assert news(slack, "U0ALICE") == [] and len(news(slack, "U0BOB")) == 1
+
+
 async def test_watch_off_and_the_workspaces_own_demarches(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     assert "I know no démarche you work on" in text_of(await dossier(digest_bot, "watch"))
     await Subscriptions(digest_bot.runtime.redis).save(Subscription("C0TEAM", (Followed(101, "U0ADA"),), dt.time(9), team=TEAM))
@@ -144,12 +170,12 @@ async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_n
     for _ in range(30):
         await limiter.wait()  # a digest's walk took 30 of this minute's 98
     try:
-        assert await _read(watches, account, 101, dt.datetime.now(dt.UTC)) == []
-        assert await watches.since("shared", 101) == since and ds.queries == []  # not sent, read from there next round
+        assert (await _read(watches, account, 101, dt.datetime.now(dt.UTC))).changes == []
+        assert await watches.reading("shared", 101) == (since, None) and ds.queries == []  # not sent, read from there next round
         clock[0] += 60  # the next minute
         ds.now = since + dt.timedelta(hours=1)
         ds.deposit(101)
-        changes = await _read(watches, account, 101, dt.datetime.now(dt.UTC))
+        changes = (await _read(watches, account, 101, dt.datetime.now(dt.UTC))).changes
         assert [change.kind for change in changes] == ["deposited"]
     finally:
         await service.aclose()
