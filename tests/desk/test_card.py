@@ -39,8 +39,10 @@ async def test_a_dossier_card_names_the_implicit_decision_without_guessing_which
                                                                                 demarche: FakeDemarche) -> None:
     """The service says when the implicit decision falls, not whether silence means accord or rejet."""
     found = ds.deposit(101, "en_instruction", sva=dt.date(2026, 2, 1))
+    ds.acts.write(demarche, found, found.usager, "Bonjour, voici la pièce.")
     french = text_of(await dossier(digest_bot, str(found.number), user="U0BOB"))
     assert "décision implicite le 1 févr. 2026 si rien n'est décidé avant" in french
+    assert "toujours sans réponse" in french
     assert "silence vaut" not in french and "accord / rejet" not in french
     english = text_of(await dossier(digest_bot, str(found.number)))
     assert "implicit decision on Feb 1, 2026 unless decided before" in english

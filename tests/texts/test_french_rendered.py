@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+import pytest
+from freezegun import freeze_time
+
+from tests.conftest import ROOT, text_of
+from tests.digest.commands import ALICE, digest
 
 
 def _demo(tmp_path: Path, lang: str, *typed: str) -> str:
@@ -51,3 +55,26 @@ def test_the_demo_in_english_keeps_english(tmp_path):
     assert re.search(r"--- Slack will post in direct message to @bob on \w+, \w+ \d+, \d{4} at 14:20 \(Paris time\):", out)
     assert re.search(r"\[calendar file: Budget, \d+ B\]", out) and re.search(r"\[chart: .*, \d+ kB\]", out)
     assert "UTC" not in out
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("new à 8h aujourd'hui", "Le mercredi 24 mars 2027 à 8 h est passé."),
+    ("new à 2h30 le 2027-03-28", "2 h 30 n'existe pas le dimanche 28 mars 2027 dans votre fuseau horaire"),
+    ("new à 10h le 2027-12-01", "C'est dans plus de 120 jours : Slack ne garde pas un rappel aussi longtemps."),
+])
+async def test_a_time_that_cannot_be_is_said_in_french_hours(bot, slack, alice, typed, said):
+    slack.users["U0ALICE"]["locale"] = "fr-FR"
+    with freeze_time("2027-03-24 09:00:00", real_asyncio=True):  # 10 h in Paris; summer time on Sunday the 28th
+        reply = await bot.reply(typed)
+    assert said in text_of(reply)
+
+
+async def test_one_demarche_set_up_by_someone_else_is_said_in_the_singular(digest_bot, ds, slack):
+    ds.add_demarche(101, "Subvention", dossiers=3, admins=(ALICE,))
+    ds.add_demarche(666, "Ressources humaines", dossiers=3, admins=("drh@example.gouv.fr",))
+    slack.add_user("U0DRH", "drh@example.gouv.fr", locale="fr-FR")
+    await digest(digest_bot, "subscribe 101 at 09:00")
+    said = await digest(digest_bot, "subscribe 666 à 15:00", user="U0DRH")
+    assert ("L'heure reste 9 h : la démarche n° 101 a été mise en place ici par quelqu'un d'autre, et seule cette "
+            "personne, ou un administrateur ou instructeur de la démarche, peut la changer.") in said
+    assert "Ce canal recevra chaque jour à 9 h (heure de Paris) un résumé des démarches n° 101 et n° 666." in said
