@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.progress import step
 from bench.rooms import World, fire, percentile, wait_for
 from bot.demo.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
@@ -92,6 +93,7 @@ async def main() -> list[tuple[str, str, str]]:
         for url in (bare_url, bot_url):  # Bolt's first request calls auth.test
             await fire([url], "U0WARM", slack.response_url(), 5, 5)
 
+        step("attacks", f"a burst of {BURST} concurrent /room list, bare app then roombot")
         bare_burst = await burst([bare_url], slack)
         meet.token_requests.clear()
         replies = len(slack.responses)
@@ -99,10 +101,12 @@ async def main() -> list[tuple[str, str, str]]:
         await wait_for(lambda: len(slack.responses) >= replies + BURST, timeout=120)
         tokens = len(meet.people_tokens)
 
+        step("attacks", f"{BIG_BODIES} bodies of 20 MB")
         resting = memory_kib(bot, "VmRSS")
         endings = await big_bodies(bot_url)
         peak = memory_kib(bot, "VmHWM")
 
+        step("attacks", f"acks with and without {SLOW_CLIENTS} connections sending byte by byte")
         quiet = await fire([bot_url], "U0P0", slack.response_url(), 50, 10)
         stop = asyncio.Event()
         host, port = bot_url.removeprefix("http://").split(":")

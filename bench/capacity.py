@@ -16,6 +16,7 @@ import asyncio
 import time
 
 from bench.load import generate
+from bench.progress import step
 from bench.rooms import SERVICE_DELAY, World
 from bot.demo.meet import FakeMeet
 from tests.fakes.slack import FakeSlack
@@ -42,9 +43,10 @@ def steady(result: dict) -> bool:
     return result["answered"] == result["sent"] and result["p99_ms"] is not None and result["p99_ms"] < TARGET_P99_MS
 
 
-async def highest_steady_rate(base: str, slack: FakeSlack, *, replies: bool) -> tuple[int, dict | None]:
+async def highest_steady_rate(name: str, base: str, slack: FakeSlack, *, replies: bool) -> tuple[int, dict | None]:
     best, best_result = 0, None
     for rate in RATES:
+        step("capacity", f"{name}: {rate}/s for {STEP_SECONDS} s")
         before = len(slack.responses)
         result = await generate(base, rate, STEP_SECONDS, slack.response_url())
         done = not replies or await drained(slack, before + result["answered"], 10)
@@ -72,20 +74,22 @@ async def main() -> list[tuple[str, str, str]]:
         for base in servers.values():  # warm up: Bolt's first request, the bot's token and profile
             await generate(base, 10, 1, slack.response_url())
         await drained(slack, 10, 15)
+        step("capacity", "bare apps' floor at 10/s")
         floors = {name: await generate(servers[name], 10, 5, slack.response_url()) for name in bares}
         runs: dict[str, list[dict]] = {name: [] for name in servers}
-        for _ in range(ROUNDS):  # interleaved, so a slow moment of the machine falls on each in turn
+        for round_ in range(ROUNDS):  # interleaved, so a slow moment of the machine falls on each in turn
+            step("capacity", f"each server at {COMPARE_RATE}/s for 10 s, round {round_ + 1} of {ROUNDS}")
             for name, base in servers.items():
                 before = len(slack.responses)
                 runs[name].append(await generate(base, COMPARE_RATE, 10, slack.response_url()))
                 if name == bot:
                     await drained(slack, before + runs[name][-1]["answered"], 30)
         compared = {name: sorted(results, key=lambda r: r["p99_ms"] or float("inf"))[ROUNDS // 2] for name, results in runs.items()}
-        capacity = {name: await highest_steady_rate(base, slack, replies=name == bot) for name, base in servers.items()}
+        capacity = {name: await highest_steady_rate(name, base, slack, replies=name == bot) for name, base in servers.items()}
         # the same bot as SERVE_PROCESSES=2 on these 2 cores (which the generator and the fakes share)
         two = world.start(["-m", "bot", "serve"], extra={"SERVE_PROCESSES": "2"})
         await generate(two, 10, 1, slack.response_url())
-        two_processes = await highest_steady_rate(two, slack, replies=True)
+        two_processes = await highest_steady_rate("roombot, SERVE_PROCESSES=2", two, slack, replies=True)
 
     faster = min(bares, key=lambda name: compared[name]["p99_ms"] or float("inf"))
     ratio = compared[bot]["p99_ms"] / compared[faster]["p99_ms"]

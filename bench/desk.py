@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.progress import step
 from bench.rooms import percentile
 from bot.config import Settings
 from bot.demo.ds import SCHEMA, FakeDS, load_schema
@@ -73,6 +74,7 @@ async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str)
             await slack.wait_responses(before + 1, timeout=30)
             return time.perf_counter() - started, len(ds.queries) - asked
 
+        step("desk", f"{LOOKUPS} /dossier look-ups")
         _, cold = await look(numbers[0])
         timed = [await look(number) for number in numbers[1:LOOKUPS + 1]]
         took = [seconds for seconds, _ in timed]
@@ -81,6 +83,7 @@ async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str)
                      f"{statistics.median(took) * 1000:.0f} / {percentile(took, 95) * 1000:.0f} ms",
                      f"{warm:.0f} request(s) × 100 ms = {warm * LATENCY * 1000:.0f} ms; target p95 ≤ 1 s"))
         rows.append(("requests a look-up costs, cold / warm", f"{cold} / {warm:.0f}", "target ≤ 3"))
+        step("desk", "an act, then a watch round")
         asked = len(ds.queries)
         await bot.post(action_body("dossier_start", str(numbers[-1]), "U0ALICE", slack.response_url("bench-card")))
         await bot.runtime.tasks.drain(30)

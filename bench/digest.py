@@ -27,6 +27,7 @@ from pydantic import SecretStr
 from redis import Redis
 from redis.typing import EncodableT, FieldT
 
+from bench.progress import step
 from bench.raw_walk import walk as bare_walk
 from bench.rooms import start
 from bot.demo.ds import TOKEN
@@ -119,15 +120,18 @@ async def main() -> list[tuple[str, str, str]]:
         await raw_walk(url, 1)  # warm both paths
         await full_walk(counter, 1)
         raw, pages, ours = [], [], []
-        for _ in range(5):
+        for round_ in range(5):
+            step("digest", f"walks of {WALK:,} dossiers (raw loop, paginator, counting walk), round {round_ + 1} of 5")
             raw.append(await timed(raw_walk(url, 1)))
             pages.append(await timed(paginate(service, 1)))
             ours.append(await timed(full_walk(counter, 1)))
         raw_s, pages_s, ours_s = (statistics.median(times) for times in (raw, pages, ours))
+        step("digest", f"digest --dry-run over {WALK:,} dossiers as a whole process, beside a raw-loop script (5 each)")
         whole_s, whole_raw_s = whole_processes(url, redis_server.url, 1, lambda: Redis.from_url(redis_server.url).flushdb())
 
         peaks = {}
         for number, size in ((2, SMALL), (3, LARGE)):
+            step("digest", f"peak memory of a full walk of {size:,} dossiers")
             await counter.forget(number)
             tracemalloc.start()
             tracemalloc.reset_peak()
@@ -136,6 +140,7 @@ async def main() -> list[tuple[str, str, str]]:
             tracemalloc.stop()
             assert total == size
 
+        step("digest", f"Redis memory of {LARGE:,} dossiers' records, then the second day's walk")
         records_bytes, states_bytes = await record_memory(redis, 3)
 
         await counter.forget(3)

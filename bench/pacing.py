@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 
 from bench.digest import paginate, raw_walk, timed
+from bench.progress import step
 from bench.rooms import start
 from bot.demo.ds import TOKEN
 from bot.redis_server import EmbeddedRedis
@@ -49,6 +50,7 @@ def rss() -> int:
 async def chart_rows() -> list[tuple[str, str, str]]:
     """The digest's chart (14 days × 5 states) drawn as the bot draws it, by a worker process,
     beside the same drawing in this process; and the text sparkline for the same days."""
+    step("pacing", "the digest chart, drawn by a worker process and in this one")
     day = dt.date(2026, 1, 14)
     snapshots: list[Snapshot | None] = [Snapshot(dt.datetime(2026, 1, 1 + i, tzinfo=dt.UTC),
                                                  {"en_construction": 100 + i, "en_instruction": 80, "accepte": 300 + 3 * i,
@@ -95,6 +97,7 @@ async def main() -> list[tuple[str, str, str]]:
         service = DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(LIMIT, redis=redis, name="bench-free"))
         await raw_walk(url, 1)
         raw, ours = [], []
+        step("pacing", "200-page walks with the limiter, beside a raw loop (5 each)")
         for _ in range(5):
             raw.append(await timed(raw_walk(url, 1)))
             ours.append(await timed(paginate(service, 1)))
@@ -104,6 +107,7 @@ async def main() -> list[tuple[str, str, str]]:
         walkers = [DossierService(url, SecretStr(TOKEN), limiter=RateLimiter(LIMIT, redis=redis, name="bench-limited"))
                    for _ in range(2)]
         started = time.time()
+        step("pacing", f"1,000 pages by 2 walkers against a fake enforcing {LIMIT}/min (some minutes)")
         window = math.floor(started / 60)
         counts = await asyncio.gather(*(DossierCounter(w, redis).count(n, since=None) for w, n in zip(walkers, (2, 3), strict=True)))
         ended = time.time()

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 
 from bench.load import generate
+from bench.progress import step
 from bot.demo.loopback import LoopbackServer
 from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis
@@ -112,6 +113,7 @@ async def main() -> list[tuple[str, str, str]]:
     with World(meet, slack) as world:
         first_url, second_url = world.start(["-m", "bot", "serve"]), world.start(["-m", "bot", "serve"])
 
+        step("rooms", "20 cold commands of one person over two processes")
         # 20 cold commands of one person over two processes: how many token requests?
         await fire([first_url, second_url], "U0BENCH", slack.response_url(), 20, 20)
         await wait_for(lambda: len(slack.responses) >= 20)
@@ -126,7 +128,8 @@ async def main() -> list[tuple[str, str, str]]:
             await generate(base, 10, 0.5, slack.response_url())
         await wait_for(lambda: len(slack.responses) >= 25)
         runs: dict[str, list[tuple[dict, float]]] = {name: [] for name in bases}
-        for _ in range(3):
+        for round_ in range(3):
+            step("rooms", f"bursts of {REQUESTS} /room list, round {round_ + 1} of 3 (roombot, uvicorn, aiohttp)")
             for name, base in bases.items():
                 answered, used = len(slack.responses), cpu_seconds(processes[name])
                 result = await generate(base, 1, 1, slack.response_url(), "--burst", str(REQUESTS), connections=CONCURRENCY)
@@ -134,6 +137,7 @@ async def main() -> list[tuple[str, str, str]]:
                     await wait_for(lambda answered=answered: len(slack.responses) >= answered + REQUESTS)
                 runs[name].append((result, (cpu_seconds(processes[name]) - used) / REQUESTS))
         with_rooms = []
+        step("rooms", f"the same bursts from a person with {LISTED_ROOMS} rooms (3 rounds)")
         for _ in range(3):  # the same burst from a person with rooms: their list, its buttons, the rooms kept
             answered, used = len(slack.responses), cpu_seconds(processes["roombot"])
             await generate(bases["roombot"], 1, 1, slack.response_url(), "--burst", str(REQUESTS), connections=CONCURRENCY,

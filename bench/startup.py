@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.progress import step
 from bench.rooms import World, fire, wait_for
 from bot.demo.meet import FakeMeet
 from bot.redis_server import EmbeddedRedis
@@ -125,6 +126,7 @@ async def after_mixed_commands() -> tuple[int, int]:
 
 async def main() -> list[tuple[str, str, str]]:
     env = python_env()
+    step("startup", "python -m bot --help and serve unconfigured, beside python -c pass (5 runs each)")
     bare = median_run(["-c", "pass"], env)
     help_ = median_run(["-m", "bot", "--help"], env)
     unset = median_run(["-m", "bot", "serve"], env)
@@ -136,9 +138,11 @@ async def main() -> list[tuple[str, str, str]]:
                                MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret", DS_API_URL=f"{ds}/api/v2/graphql",
                                DS_API_TOKEN="ds-token", LOG_LEVEL="WARNING", REDIS_URL=redis.url)
         try:
+            step("startup", f"serve until /healthz answers, beside bare Bolt apps ({READY_RUNS} starts each)")
             ready = ready_figures(world_env)
         finally:
             redis.stop()
+    step("startup", f"memory after {MIXED:,} mixed commands")
     bot_after, bare_after = await after_mixed_commands()
     faster = min(ready["uvicorn"][0], ready["aiohttp"][0])
     lighter = min(ready["uvicorn"][1], ready["aiohttp"][1])

@@ -7,6 +7,7 @@ pre-built mrkdwn is passed as `Mrkdwn` to stay as it is.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from functools import cache
@@ -87,6 +88,24 @@ def _plural_rule(language: str) -> Callable[[int], str]:
 
 def _plural_form(language: str, count: int) -> str:
     return _plural_rule(language)(count)
+
+
+def clock(language: str, moment: dt.time | dt.datetime) -> str:
+    """An hour as the language writes it: `8 h 30`, `14 h` in French (its typography), `08:30` in
+    English; the patterns are the catalog's (`clock.pattern`, and `clock.pattern_hour` on the hour)."""
+    from babel.dates import format_time
+
+    lang = language if language in LANGUAGES else "en"
+    pattern = catalog(lang)["clock.pattern_hour" if moment.minute == 0 else "clock.pattern"]
+    return format_time(moment, pattern, locale=lang)
+
+
+def day_at(language: str, moment: dt.datetime) -> str:
+    """A day and its hour: `samedi 28 novembre 2026 à 8 h 30`, `Saturday, November 28, 2026 at 08:30`."""
+    from babel.dates import format_date
+
+    lang = language if language in LANGUAGES else "en"
+    return text(lang, "clock.day_at", day=format_date(moment, "full", locale=lang), hour=clock(lang, moment))
 
 
 def zone_words(language: str, zone: ZoneInfo) -> str:

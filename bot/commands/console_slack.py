@@ -24,7 +24,8 @@ from starlette.routing import Route
 
 from bot.commands.tables import CONTROL
 from clients.redis_keys import digest
-from handlers.i18n import text
+from handlers.core.meeting_messages import zone_named
+from handlers.i18n import day_at, text, zone_words
 
 TEAM = "T0CONSOLE"
 HOME_CHANNEL = "console"
@@ -211,9 +212,10 @@ class ConsoleSlack:
             self.show(directory.where(where, self.lang) + (text(self.lang, "shell.in_thread") if args.get("thread_ts") else ""), args)
             return {"ok": True, "channel": where, "ts": f"{len(self.controls)}.000001"}
         if method == "chat.scheduleMessage":
-            post_at = dt.datetime.fromtimestamp(int(float(args.get("post_at", 0))), dt.UTC).astimezone()
             where = directory.where(str(args.get("channel", "")), self.lang)
-            self.show(text(self.lang, "shell.scheduled", where=where, at=post_at.strftime("%Y-%m-%d %H:%M %Z")), args)
+            zone = zone_named(directory.me.tz, "UTC")  # the person's zone, as the bot reads their times
+            at = dt.datetime.fromtimestamp(int(float(args.get("post_at", 0))), zone)
+            self.show(text(self.lang, "shell.scheduled", where=where, at=day_at(self.lang, at), zone=zone_words(self.lang, zone)), args)
             self._scheduled += 1
             return {"ok": True, "scheduled_message_id": f"Q{self._scheduled:08d}", "post_at": args.get("post_at")}
         if method == "chat.deleteScheduledMessage":
@@ -257,7 +259,7 @@ class ConsoleSlack:
     def _show_file(self, file: dict[str, Any], title: str) -> None:
         name = str(file.get("filename", ""))
         kind = "shell.chart" if name.endswith(".png") else "shell.calendar" if name.endswith(".ics") else "shell.file"
-        self._write(self.read(text(self.lang, kind, title=title or name, size=_size(int(file.get("size", 0))))))
+        self._write(self.read(text(self.lang, kind, title=title or name, size=_size(self.lang, int(file.get("size", 0))))))
 
     def show(self, where: str, message: dict[str, Any], *, view_id: str | None = None) -> None:
         """A message or a view as text: its blocks' words, each control numbered."""
@@ -312,5 +314,6 @@ class ConsoleSlack:
         self._out.flush()
 
 
-def _size(octets: int) -> str:
-    return f"{octets} B" if octets < 1024 else f"{octets / 1024:.0f} kB"
+def _size(lang: str, octets: int) -> str:
+    """A file's size in the language's units: `942 B`, `21 kB`; `942 o`, `21 ko` in French."""
+    return text(lang, "size.bytes", count=octets) if octets < 1024 else text(lang, "size.kilobytes", count=round(octets / 1024))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_date, format_time
+from babel.dates import format_date
 
 from bot.commands import operator_advice as advice
 from bot.commands.tables import clean, print_table
@@ -22,7 +22,7 @@ from clients.dossiers.models import STATES
 from handlers.digest.counting import Digest
 from handlers.digest.messages import needs_line, sparkline
 from handlers.digest.post import DigestNotPosted
-from handlers.i18n import text
+from handlers.i18n import clock, text
 
 
 async def run_digest_command(
@@ -105,7 +105,7 @@ def _print_table(lang: str, day: dt.date, digest: Digest, zone: ZoneInfo) -> Non
     rows = []
     for line in digest.lines:
         counts, previous = line.counts, line.previous
-        counted = format_time(counts.counted_at.astimezone(zone), "HH:mm", locale=lang) + (" *" if line.reused else "")
+        counted = clock(lang, counts.counted_at.astimezone(zone)) + (" *" if line.reused else "")
         rows.append([
             counts.number, counts.title, counts.total, *(counts.by_state.get(s, 0) for s in STATES),
             f"{counts.total - previous.total:+d}" if previous else "", counts.deposited_since if previous else "",

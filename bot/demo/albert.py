@@ -38,6 +38,9 @@ class FakeAlbert:
     keys: dict[int, dict[str, Any]] = field(default_factory=dict)
     faults: list[str] = field(default_factory=list)  # next chat answers: 429, 429day, 503, 504html, cut_detail, cut_event, cut_drop
     reply: str = "Les dossiers progressent : 12 nouveaux dépôts, surtout sur la démarche 101."
+    #: answers by the language the instructions ask for ("en", "fr"), as a model answers in the
+    #: language it is asked in; `reply` for a language not here
+    replies: dict[str, str] = field(default_factory=dict)
     chats: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, key used
     delay: float = 0.0
@@ -125,15 +128,16 @@ class FakeAlbert:
         if fault == "504html":
             return Response("<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center>"
                             "<hr><center>nginx/1.27.0</center></body></html>", status_code=504, media_type="text/html")
+        answer = self.replies.get(_asked_language(body), self.reply)
         if not stream:
             return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": PROVIDER_MODEL,
-                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
+                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
                                               "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": 35, "cost": 0.0, "requests": 1}})
-        return StreamingResponse(self._stream(fault), media_type="text/event-stream")
+        return StreamingResponse(self._stream(answer, fault), media_type="text/event-stream")
 
-    async def _stream(self, fault: str | None) -> AsyncIterator[bytes]:
-        words = self.reply.split(" ")
+    async def _stream(self, answer: str, fault: str | None) -> AsyncIterator[bytes]:
+        words = answer.split(" ")
         half = len(words) // 2
         for index, word in enumerate(words):
             if fault and index == half:
@@ -198,3 +202,9 @@ class FakeAlbert:
                     "expires_at": key["expires"], "created_at": key["created"]}
         shown = {"object": "key", "id": key["id"], "name": key["name"], "expires": key["expires"], "created": key["created"]}
         return shown | ({"token": masked} if self.generation == 2 else {"value": masked, "status": "active"})
+
+
+def _asked_language(body: dict[str, Any]) -> str:
+    """The language the system message asks the answer in (the bot's instructions say it in words)."""
+    asked = " ".join(str(message.get("content", "")) for message in body.get("messages", []) if message.get("role") == "system")
+    return "en" if "English" in asked else "fr" if "français" in asked else ""

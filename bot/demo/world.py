@@ -33,8 +33,8 @@ class Demo:
 @contextlib.contextmanager
 def demo_world(email: str) -> Iterator[Demo]:
     meet, ds, albert = FakeMeet(), FakeDS(load_schema()), FakeAlbert()
-    albert.reply = ("Demo: more dossiers deposited than decided this week; the late ones are the first to look at. / "
-                    "Démo : plus de dossiers déposés que traités cette semaine ; les retards d'abord.")
+    albert.replies = {"en": "Demo: more dossiers deposited than decided this week; the late ones are the first to look at.",
+                      "fr": "Démo : plus de dossiers déposés que traités cette semaine ; les retards d'abord."}
     meet.add_user(email)
     _demarches(ds, email)
     servers = [LoopbackServer(app).start() for app in (meet.asgi(), ds.asgi(), albert.asgi())]

@@ -98,6 +98,8 @@ class Serving(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
+        host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+        log.info("listening on %s:%d", host, self.config.port)
         self.listening.set()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.dates import format_date, format_time
+from babel.dates import format_date
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -25,7 +25,7 @@ from clients.meetings import Meeting
 from handlers.blocks import Message, join_button, mrkdwn
 from handlers.core import slack_refusals
 from handlers.core.when import Problem
-from handlers.i18n import Mrkdwn, counted, escape, text, zone_words
+from handlers.i18n import Mrkdwn, clock, counted, escape, text, zone_words
 
 
 def zone_named(name: str | None, default: str) -> ZoneInfo:
@@ -40,7 +40,7 @@ def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
     """`jeudi 3 décembre 2026, 14:30–15:30 (heure de Paris)`, in the reader's zone and language;
     a weekly meeting says so."""
     start, end = meeting.start.astimezone(zone), meeting.end.astimezone(zone)
-    hours = f"{format_time(start, 'short', locale=lang)}–{format_time(end, 'short', locale=lang)}"
+    hours = f"{clock(lang, start)}–{clock(lang, end)}"
     place = zone_words(lang, zone)
     day = format_date(start, "full", locale=lang)
     if meeting.weekly:
@@ -66,7 +66,7 @@ def when_line(lang: str, meeting: Meeting, zone: ZoneInfo) -> Mrkdwn:
 def reminder(lang: str, meeting: Meeting, zone: ZoneInfo, minutes: int) -> Message:
     """What Slack delivers `minutes` before the start, with the Join button."""
     words = counted(lang, "plan.reminder", minutes, topic=topic_of(lang, meeting), minutes=minutes,
-                 at=format_time(meeting.start.astimezone(zone), "short", locale=lang))
+                 at=clock(lang, meeting.start.astimezone(zone)))
     blocks: list[Block] = [SectionBlock(text=mrkdwn(words))]
     if meeting.room_url:
         blocks.append(ActionsBlock(elements=[join_button(lang, meeting.room_url)]))
@@ -85,8 +85,14 @@ _SAID = frozenset({"restricted_too_many", "time_too_far", "time_in_past", "not_i
 
 
 def problem_words(lang: str, problem: Problem) -> str:
-    return text(lang, problem.key, **{name: format_date(value, "full", locale=lang) if isinstance(value, dt.date) else value
-                                      for name, value in problem.params.items()})
+    return text(lang, problem.key, **{name: _said(lang, value) for name, value in problem.params.items()})
+
+
+def _said(lang: str, value: object) -> object:
+    """A day or an hour in a problem's words, as the language writes them."""
+    if isinstance(value, dt.date):
+        return format_date(value, "full", locale=lang)
+    return clock(lang, value) if isinstance(value, dt.time) else value
 
 
 CANCEL = "room_cancel"

@@ -64,7 +64,7 @@ class Problem:
     """What was wrong, as a catalog key (`when.*`) and its parameters."""
 
     key: str
-    params: dict[str, str | dt.date] = field(default_factory=dict)  # a day is worded in the reader's language
+    params: dict[str, str | dt.date | dt.time] = field(default_factory=dict)  # a day or an hour is worded in the reader's language
 
 
 @dataclass(frozen=True)
@@ -157,9 +157,9 @@ def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Prob
             raise AssertionError(plan.day)
     start = _local(day, plan.at, zone)
     if start.astimezone(dt.UTC).astimezone(zone).replace(tzinfo=None) != dt.datetime.combine(day, plan.at):  # in a DST gap
-        return Problem("when.no_such_time", {"time": plan.at.strftime("%H:%M"), "day": day})
+        return Problem("when.no_such_time", {"time": plan.at, "day": day})
     if start <= now:
-        return Problem("when.passed", {"time": plan.at.strftime("%H:%M"), "day": day})
+        return Problem("when.passed", {"time": plan.at, "day": day})
     if start > now + dt.timedelta(days=MOST_DAYS_AHEAD):
         return Problem("when.too_far", {"days": str(MOST_DAYS_AHEAD)})
     return start.astimezone(dt.UTC)

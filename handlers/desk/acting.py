@@ -267,7 +267,7 @@ def _failed(lang: str, error: errors.DossierServiceError, number: int) -> str:
         case errors.DemarcheNotFound() | errors.DemarcheForbidden():
             return text(lang, "desk.not_seen", number=number)
         case errors.OverShare():
-            return text(lang, "desk.busy")
+            return text(lang, "desk.no_room")
         case errors.DossierConfigError():
             log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
             return text(lang, "desk.token_refused", reason=text(lang, f"digest.reason.{error.reason}"))

@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_date, format_time
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
@@ -33,9 +32,9 @@ from handlers.core import slack_refusals
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
-from handlers.digest.messages import numbers_text
+from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
-from handlers.i18n import Mrkdwn, quoted, text, typed, zone_words
+from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, typed, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 
@@ -156,7 +155,7 @@ def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> No
 
 
 def _help(lang: str, digests: DigestJob, request: Request) -> Message:
-    usage = text(lang, "digest_cmd.help", time=digests.default_time.strftime("%H:%M"), zone=zone_words(lang, digests.zone))
+    usage = text(lang, "digest_cmd.help", time=clock(lang, digests.default_time), zone=zone_words(lang, digests.zone))
     if request.problem is None:
         return plain(usage)
     key, values = request.problem
@@ -187,7 +186,8 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     if request.at is not None and current is not None and request.at != current.at:
         blocked = await _not_theirs(digests, current, where)
         if blocked:
-            refused.append(text(lang, "digest_cmd.hour_kept", time=current.at.strftime("%H:%M"), demarches=numbers_text(blocked)))
+            refused.append(counted(lang, "digest_cmd.hour_kept", len(blocked), time=clock(lang, current.at),
+                                   demarches=named_demarches(lang, blocked)))
         else:
             at = request.at
     elif request.at is not None:
@@ -196,23 +196,23 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     if not accepted and not changed_hour and not (current and current.paused):  # nothing changes
         if refused:
             return plain("\n".join(refused))
-        return plain(text(lang, "digest_cmd.already_followed", demarches=numbers_text(request.numbers)))
+        return plain(text(lang, "digest_cmd.already_followed", demarches=named_demarches(lang, request.numbers)))
     subscription = current or Subscription(where.channel, (), at, team=where.team)
     for number in accepted:
         subscription = subscription.follow(number, where.user, request.group)
     subscription = replace(subscription, at=at, paused=None)
     await digests.subscriptions.save(subscription)
-    followed = numbers_text(tuple(accepted))
+    followed = [f"n° {number}" for number in accepted]
     if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
         label = await _group_label(digests, where.account, Followed(accepted[0], group=request.group))
-        followed += " " + text(lang, "digest_cmd.group", group=label)
+        followed[0] += " " + text(lang, "digest_cmd.group", group=label)
     await _announce(client, where, [
-        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=Mrkdwn(followed),
-                time=at.strftime("%H:%M"), zone=zone_words(lang, digests.zone))] if accepted else []),
-        *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=at.strftime("%H:%M"),
-                before=current.at.strftime("%H:%M"), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
+        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=named_labels(lang, followed, of=True),
+                time=clock(lang, at), zone=zone_words(lang, digests.zone))] if accepted else []),
+        *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=clock(lang, at),
+                before=clock(lang, current.at), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
     ])
-    done = text(lang, "digest_cmd.subscribed", demarches=numbers_text(subscription.demarches), time=at.strftime("%H:%M"),
+    done = text(lang, "digest_cmd.subscribed", demarches=named_demarches(lang, subscription.demarches, of=True), time=clock(lang, at),
                 zone=zone_words(lang, digests.zone), next=_next_run(subscription, digests.zone, lang))
     return plain("\n".join([done, *refused]))
 
@@ -268,7 +268,7 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
     followed = [n for n in request.numbers if current and n in current.demarches]
     unknown = tuple(n for n in request.numbers if n not in followed)
     if unknown:
-        refused.append(text(lang, "digest_cmd.not_followed", demarches=numbers_text(unknown)))
+        refused.append(text(lang, "digest_cmd.not_followed", demarches=named_demarches(lang, unknown)))
     if current is None or not followed:
         return plain("\n".join(refused or [text(lang, "digest_cmd.no_numbers")]))
     stopped = []
@@ -285,9 +285,9 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
     setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
     # who set them up is named only when it was someone else, and known
     await _announce(client, where, [text(lang, "digest_cmd.announce_stop" if setters else "digest_cmd.announce_stop_own",
-                                         person=Mrkdwn(f"<@{where.user}>"), demarches=numbers_text(tuple(stopped)),
+                                         person=Mrkdwn(f"<@{where.user}>"), demarches=named_demarches(lang, stopped, of=True),
                                          setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters))))])
-    lines = [text(lang, "digest_cmd.unsubscribed", demarches=numbers_text(tuple(stopped)))]
+    lines = [text(lang, "digest_cmd.unsubscribed", demarches=named_demarches(lang, stopped))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
     return plain("\n".join([*lines, *refused]))
@@ -313,15 +313,14 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
             setter = f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else ""
             lapsed = f" ({text(lang, 'digest_cmd.lapsed_entry')})" if f.lapsed else ""
             entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
-        followed = ", ".join(entries)
-        lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
+        lines.append(text(lang, "digest_cmd.list", demarches=named_labels(lang, entries), time=clock(lang, mine.at),
                           zone=zone_words(lang, digests.zone), next=_next_run(mine, digests.zone, lang)))
         if mine.paused:
             lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
     operators = digests.operators
     if operators is not None and operators.channel == channel:
-        lines.append(text(lang, "digest_cmd.operators", demarches=numbers_text(operators.demarches),
-                          time=operators.at.strftime("%H:%M"), zone=zone_words(lang, digests.zone)))
+        lines.append(text(lang, "digest_cmd.operators", demarches=named_demarches(lang, operators.demarches),
+                          time=clock(lang, operators.at), zone=zone_words(lang, digests.zone)))
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
@@ -387,4 +386,4 @@ def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:
     due = dt.datetime.combine(now.date(), subscription.at, tzinfo=zone)
     if due <= now:
         due = dt.datetime.combine(now.date() + dt.timedelta(days=1), subscription.at, tzinfo=zone)
-    return f"{format_date(due, 'full', locale=lang)}, {format_time(due, 'short', locale=lang)}"  # no seconds
+    return day_at(lang, due)

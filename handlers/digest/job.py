@@ -27,7 +27,7 @@ from handlers.digest.counting import Digest, DigestConfig, DigestCounting
 from handlers.digest.following import DigestFollowing
 from handlers.digest.messages import (
     digest_messages,
-    numbers_text,
+    named_demarches,
 )
 from handlers.digest.post import HINTS, DigestNotPosted, post_parts
 from handlers.digest.rights import with_rights
@@ -190,7 +190,8 @@ class DigestJob(DigestCounting, DigestFollowing):
             return Outcome.PAUSED
         await self.subscriptions.save(replace(current, paused=code))
         log.warning("digest of %s paused: Slack said %s", sub.channel, code)
-        told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"), demarches=numbers_text(current.demarches),
+        told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"),
+                    demarches=named_demarches(lang, current.demarches, of=True),
                     reason=slack_refusals.reason(lang, code), first=current.demarches[0])
         for person in dict.fromkeys(f.by for f in current.follows if f.by):
             try:

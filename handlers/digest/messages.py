@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from babel.dates import format_date
@@ -20,7 +21,7 @@ from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.models import STATES
 from clients.dossiers.records import DECIDED, Needs
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
-from handlers.i18n import Mrkdwn, counted, text
+from handlers.i18n import LANGUAGES, Mrkdwn, counted, text
 
 BARS = "▁▂▃▄▅▆▇█"
 SHOW_NEEDS = "digest_show_needs"
@@ -44,9 +45,18 @@ class DigestFailure:
     reason: str  # key under `digest.reason.`
 
 
-def numbers_text(numbers: tuple[int, ...]) -> str:
-    """`n° 101, n° 102`: démarches as people name them."""
-    return ", ".join(f"n° {n}" for n in numbers)
+def named_demarches(lang: str, numbers: Sequence[int], *, of: bool = False) -> Mrkdwn:
+    """Démarches named in a sentence, with the article the language needs: `la démarche n° 101`,
+    `les démarches n° 101 et n° 102`; `of` after "a digest": `de la démarche n° 101`, `des démarches …`."""
+    return named_labels(lang, [f"n° {n}" for n in numbers], of=of)
+
+
+def named_labels(lang: str, labels: Sequence[str], *, of: bool = False) -> Mrkdwn:
+    """The same for démarches already written as Slack text (`n° 101 (groupe Nord)`)."""
+    from babel.lists import format_list
+
+    listed = format_list(list(labels), locale=lang if lang in LANGUAGES else "en")
+    return Mrkdwn(counted(lang, "demarches.of" if of else "demarches.named", len(labels), numbers=Mrkdwn(listed)))
 
 
 def sparkline(values: list[int | None]) -> str:

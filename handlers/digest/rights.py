@@ -22,7 +22,7 @@ from clients.dossiers.access import Membership
 from clients.dossiers.errors import DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from handlers.blocks import plain
-from handlers.digest.messages import numbers_text
+from handlers.digest.messages import named_demarches
 from handlers.i18n import Mrkdwn, text
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ async def _email(slack: AsyncWebClient, user: str) -> str | None:
 
 async def _tell(slack: AsyncWebClient, sub: Subscription, lapsed: list[Followed], lang: str) -> None:
     setters = Mrkdwn(", ".join(f"<@{user}>" for user in dict.fromkeys(f.by for f in lapsed)))
-    lines = [text(lang, "digest_cmd.lapsed", demarches=numbers_text(tuple(f.demarche for f in lapsed)), setters=setters,
+    lines = [text(lang, "digest_cmd.lapsed", demarches=named_demarches(lang, [f.demarche for f in lapsed]), setters=setters,
                   first=lapsed[0].demarche)]
     if not sub.live.follows:
         lines.append(text(lang, "digest_cmd.lapsed_all"))

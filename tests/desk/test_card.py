@@ -27,12 +27,25 @@ async def test_the_card_says_what_an_instructeur_needs(digest_bot: Bot, ds: Fake
     words = text_of(reply)
     assert reply["response_type"] == "ephemeral"
     assert f"Dossier n° {found.number}" in words and "Subvention &lt;vélo&gt; (n° 101)" in words
-    assert "under review since" in words and "deposited" in words and "decision expected by" in words
+    assert "under review since" in words and "deposited" in words and "implicit decision on" in words
     assert "group Nord" in words and "the applicant wrote on" in words and "not answered yet" in words
     assert "you follow it" in words and f"/procedures/101/dossiers/{found.number}|Open it on the dossier service" in words
     assert "usager" not in dumped(reply) and "Bonjour" not in dumped(reply)  # nothing the applicant wrote or is
     assert set(buttons(reply)) == {"dossier_accept", "dossier_refuse", "dossier_close", "dossier_message", "dossier_unfollow"}
     # an SVA démarche: no Back to construction (the service fails there)
+
+
+async def test_a_dossier_card_names_the_implicit_decision_without_guessing_which(digest_bot: Bot, ds: FakeDS,
+                                                                                demarche: FakeDemarche) -> None:
+    """The service says when the implicit decision falls, not whether silence means accord or rejet."""
+    found = ds.deposit(101, "en_instruction", sva=dt.date(2026, 2, 1))
+    ds.acts.write(demarche, found, found.usager, "Bonjour, voici la pièce.")
+    french = text_of(await dossier(digest_bot, str(found.number), user="U0BOB"))
+    assert "décision implicite le 1 févr. 2026 si rien n'est décidé avant" in french
+    assert "toujours sans réponse" in french
+    assert "silence vaut" not in french and "accord / rejet" not in french
+    english = text_of(await dossier(digest_bot, str(found.number)))
+    assert "implicit decision on Feb 1, 2026 unless decided before" in english
 
 
 async def test_links_and_words_name_the_same_dossier(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:

@@ -30,8 +30,8 @@ async def test_subscribe_list_and_unsubscribe(digest_bot: Bot, ds: FakeDS):
     ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
     ds.add_demarche(102, "Permis", dossiers=5, admins=(ALICE,))
     said = await digest(digest_bot, "subscribe 101 102 at 08:30")
-    assert "digest of n° 101, n° 102 every day at 08:30 (Paris time)" in said and "Next one:" in said
-    assert "follows n° 101 (set up by <@U0ALICE>), n° 102 (set up by <@U0ALICE>), every day at 08:30" in await digest(digest_bot, "list")
+    assert "digest of n° 101 and n° 102 every day at 08:30 (Paris time)" in said and "Next one:" in said
+    assert "follows n° 101 (set up by <@U0ALICE>) and n° 102 (set up by <@U0ALICE>), every day at 08:30" in await digest(digest_bot, "list")
     assert "no longer follows n° 101" in await digest(digest_bot, "unsubscribe 101")
     said = await digest(digest_bot, "unsubscribe 102")
     assert "gets no digest any more" in said
@@ -212,7 +212,7 @@ async def test_a_persons_subscriptions_and_digests_on_demand_are_capped(digest_b
     job = digest_bot.runtime.digests
     job.config = replace(job.config, max_per_person=2)
     said = await digest(digest_bot, "subscribe 101 102 103")
-    assert "digest of n° 101, n° 102 every day" in said and "You already have 2 démarches followed" in said
+    assert "digest of n° 101 and n° 102 every day" in said and "You already have 2 démarches followed" in said
     answers = [await digest(digest_bot, "now") for _ in range(3)]
     assert "posted here" in answers[0] and "already posted" in answers[1]
     assert "You already asked for 3 digests today" in await digest(digest_bot, "now")

@@ -151,7 +151,7 @@ def test_at_a_terminal_the_shell_prompts(operator_env, tmp_path):
 def test_a_meeting_planned_from_the_console_shows_its_time_file_and_reminders(operator_env, monkeypatch, capsys, meet: FakeMeet):
     out = shell(monkeypatch, capsys, '/room new at 14:30 tomorrow "Budget" @bob\nhome\n', "--lang", "en")
     [room] = meet.rooms.values()
-    assert "*Budget*" not in out and "Budget" in out and "2:30" in out
+    assert "*Budget*" not in out and "Budget" in out and "14:30" in out
     assert "[calendar file: Budget" in out and "Slack will post in" in out
     assert "Upcoming" in out and room["url"] in out
 

@@ -48,14 +48,14 @@ async def test_a_meeting_after_the_clock_change_reaches_each_person_in_their_own
 
     # Bob, in French Guiana and in French: 05:00 his time, in his words
     [to_bob] = slack.posted("DU0BOB")
-    assert "lundi 29 mars 2027" in text_of(to_bob) and "05:00" in text_of(to_bob) and "(heure de Cayenne)" in text_of(to_bob)
+    assert "lundi 29 mars 2027" in text_of(to_bob) and ", 5 h–5 h 45" in text_of(to_bob) and "(heure de Cayenne)" in text_of(to_bob)
     # every reminder 10 minutes before the one start, for Bob, the channel and Alice
     post_at = int((start - dt.timedelta(minutes=10)).timestamp())
     waiting = slack.waiting()
     assert sorted(m["channel"] for m in waiting) == ["C0TEAM", "DU0ALICE", "DU0BOB"]
     assert {m["post_at"] for m in waiting} == {post_at}
     bobs = slack.waiting("DU0BOB")[0]
-    assert "04:50" not in bobs["text"] and "05:00" in bobs["text"] and "10 minutes" in bobs["text"]
+    assert "4 h 50" not in bobs["text"] and "à 5 h," in bobs["text"] and "10 minutes" in bobs["text"]
     [join] = [e for b in json.loads(json.dumps(bobs["blocks"])) for e in b.get("elements", [])]
     assert join["url"] == room["url"] and join["text"]["text"] == "Rejoindre"  # the Join button, in French
 
@@ -78,7 +78,7 @@ async def test_every_monday_is_weekly_in_the_file_and_french_words_work(bot, sla
     with freeze_time(NOW, real_asyncio=True):
         reply = await bot.reply('new chaque lundi à 9h15 pour 1h30 « Point d’équipe »')
     words = text_of(reply)
-    assert "chaque lundi" in words and "09:15" in words and "Point d’équipe" in words
+    assert "chaque lundi" in words and "9 h 15–10 h 45" in words and "Point d’équipe" in words
     [event] = icalendar.Calendar.from_ical(calendar_in(slack, "DU0ALICE")).walk("VEVENT")
     assert event["rrule"].to_ical() == b"FREQ=WEEKLY" and event.decoded("duration") == dt.timedelta(minutes=90)
 
@@ -130,7 +130,7 @@ async def test_the_modal_plans_a_weekly_room_with_its_topic(bot, slack: FakeSlac
         await bot.runtime.tasks.drain(5)
         assert {m["channel"] for m in slack.waiting()} == {"C0TEAM", "DU0ALICE"}
     [dm] = slack.posted("U0ALICE")
-    assert "Revue &lt;b&gt;" in text_of(dm) and "every Friday" in text_of(dm) and "3:00" in text_of(dm)
+    assert "Revue &lt;b&gt;" in text_of(dm) and "every Friday" in text_of(dm) and "15:00" in text_of(dm)
     [event] = icalendar.Calendar.from_ical(calendar_in(slack, "DU0ALICE")).walk("VEVENT")
     assert str(event["summary"]) == "Revue <b>" and event["rrule"].to_ical() == b"FREQ=WEEKLY"
     assert {u["title"] for u in slack.uploads.values()} == {"Revue <b>"}  # a file's title is not Slack text: as written

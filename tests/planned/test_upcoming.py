@@ -52,7 +52,7 @@ async def test_upcoming_shows_the_owner_her_controls_and_the_invitee_his_time(bo
     with freeze_time(NOW, real_asyncio=True):
         await send_event(bot, home_opened("U0BOB"), event_id="EvHome2")
     bobs = latest_home(slack, "U0BOB")
-    assert "À venir" in text_of(bobs) and "06:00" in text_of(bobs) and "Invitation de <@U0ALICE>" in text_of(bobs)
+    assert "À venir" in text_of(bobs) and ", 6 h–7 h" in text_of(bobs) and "Invitation de <@U0ALICE>" in text_of(bobs)
     assert "room_cancel" not in buttons(bobs) and "room_open" in buttons(bobs)
 
 
@@ -106,7 +106,7 @@ async def test_move_replaces_the_reminders_and_sends_an_updated_file(bot, slack:
     assert updated["uid"] == first["uid"] and updated["sequence"] == 1 and updated.decoded("dtstart") == moved
     [room] = meet.rooms.values()
     assert room["telephony"]["pin_code"] in str(updated["description"])  # read again from the service
-    assert [m for m in slack.posted("DU0BOB") if "a déplacé" in text_of(m) and "10:00" in text_of(m)] != []
+    assert [m for m in slack.posted("DU0BOB") if "a déplacé" in text_of(m) and ", 10 h–" in text_of(m)] != []
 
 
 async def test_a_meeting_that_has_begun_leaves_upcoming(bot, slack: FakeSlack, planned):

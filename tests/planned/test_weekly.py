@@ -33,4 +33,4 @@ async def test_the_next_week_is_reminded_at_the_same_local_time_after_the_clock_
         second = dt.datetime(2027, 3, 29, 10, 0, tzinfo=PARIS)  # summer time: 08:00 UTC
         post_at = int((second - dt.timedelta(minutes=10)).timestamp())
         assert sorted((m["channel"], m["post_at"]) for m in slack.waiting()) == [("DU0ALICE", post_at), ("DU0BOB", post_at)]
-        assert "05:00" in slack.waiting("DU0BOB")[0]["text"]  # Bob's Cayenne time (UTC-3) for 10:00 in Paris
+        assert "à 5 h," in slack.waiting("DU0BOB")[0]["text"]  # Bob's Cayenne time (UTC-3) for 10:00 in Paris

@@ -27,6 +27,14 @@ def test_the_languages_are_the_catalogs_on_disk():
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_key_is_written_twice_in_a_catalog(lang):
+    """A second entry of a key silently replaces the first: two features meaning two things by one key
+    would each show the other's words."""
+    keys = re.findall(r'^msgid "(.+)"$', (HANDLERS / "locales" / lang / "LC_MESSAGES" / "messages.po").read_text("utf-8"), re.M)
+    assert sorted({key for key in keys if keys.count(key) > 1}) == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_catalog_says_what_english_says_with_the_same_placeholders(lang):
     """Singular forms (`key.one`) are each language's own: where its plural rule needs one."""
     theirs, english = catalog(lang), catalog("en")
