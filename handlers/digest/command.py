@@ -16,7 +16,6 @@ import logging
 import re
 from dataclasses import dataclass, replace
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from babel.dates import format_date, format_time
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -32,6 +31,7 @@ from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
+from handlers.digest.hours import first_day, next_due
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import numbers_text
 from handlers.digest.post import DigestNotPosted
@@ -200,7 +200,10 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     subscription = current or Subscription(where.channel, (), at, team=where.team)
     for number in accepted:
         subscription = subscription.follow(number, where.user, request.group)
-    subscription = replace(subscription, at=at, paused=None)
+    since = subscription.since
+    if current is None or changed_hour or current.paused:  # starts anew: the first post is at its hour, never at once
+        since = first_day(dt.datetime.now(dt.UTC), at, digests.zone)
+    subscription = replace(subscription, at=at, paused=None, since=since)
     await digests.subscriptions.save(subscription)
     followed = numbers_text(tuple(accepted))
     if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
@@ -213,7 +216,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
                 before=current.at.strftime("%H:%M"), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
     ])
     done = text(lang, "digest_cmd.subscribed", demarches=numbers_text(subscription.demarches), time=at.strftime("%H:%M"),
-                zone=zone_words(lang, digests.zone), next=_next_run(subscription, digests.zone, lang))
+                zone=zone_words(lang, digests.zone), next=await _next_run(digests, subscription, lang))
     return plain("\n".join([done, *refused]))
 
 
@@ -315,7 +318,7 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
             entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
         followed = ", ".join(entries)
         lines.append(text(lang, "digest_cmd.list", demarches=Mrkdwn(followed), time=mine.at.strftime("%H:%M"),
-                          zone=zone_words(lang, digests.zone), next=_next_run(mine, digests.zone, lang)))
+                          zone=zone_words(lang, digests.zone), next=await _next_run(digests, mine, lang)))
         if mine.paused:
             lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
     operators = digests.operators
@@ -382,9 +385,11 @@ def _person(lang: str, user: str) -> Mrkdwn:
     return Mrkdwn(f"<@{user}>") if user else Mrkdwn(text(lang, "digest_cmd.someone_else"))  # set up before setters were kept
 
 
-def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:
-    now = dt.datetime.now(zone)
-    due = dt.datetime.combine(now.date(), subscription.at, tzinfo=zone)
-    if due <= now:
-        due = dt.datetime.combine(now.date() + dt.timedelta(days=1), subscription.at, tzinfo=zone)
+async def _next_run(digests: DigestJob, subscription: Subscription, lang: str) -> str:
+    """When the scheduler will post next, by the rules it follows (handlers/digest/hours.py)."""
+    now = dt.datetime.now(dt.UTC)
+    today = now.astimezone(digests.zone).date()
+    due = next_due(now, subscription.at, digests.zone, subscription.since, await digests.store.is_posted(today, subscription.place))
+    if due is None:
+        return text(lang, "digest_cmd.next_now")
     return f"{format_date(due, 'full', locale=lang)}, {format_time(due, 'short', locale=lang)}"  # no seconds
