@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
 from handlers.core.dossier_links import read_dossier_link
+from handlers.core.numbers import is_number
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.desk.acting import look_up
@@ -39,12 +40,12 @@ def parse(typed: str, site: str | None) -> Request:
         rest = [word.lower() for word in words[1:]]
         if rest == ["off"]:
             return Request("unwatch")
-        if all(word.isdecimal() and len(word) <= 9 for word in rest):
+        if all(is_number(word, 9) for word in rest):
             return Request("watch", demarches=tuple(dict.fromkeys(int(word) for word in rest)))
         return Request("unknown", problem=typed)
     if len(words) == 1:
         word = words[0].removeprefix("n°").removeprefix("#")
-        if word.isdecimal() and len(word) <= 12:
+        if is_number(word, 12):
             return Request("look", number=int(word))
         link = read_dossier_link(word, site)
         if link is not None:

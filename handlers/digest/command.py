@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +28,9 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Followed, Subscription
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
+from handlers.core.numbers import is_number
 from handlers.core.typos import corrected
+from handlers.core.when import clock_time
 from handlers.dedupe import first_delivery
 from handlers.digest.hours import first_day, next_due
 from handlers.digest.job import DigestJob
@@ -40,9 +41,6 @@ from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
-
-_AT = re.compile(r"^\d{1,2}:\d{2}$")
-
 
 #: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
 NOW_PER_DAY = 3
@@ -68,13 +66,13 @@ def parse(command_text: str) -> Request:
     rest = words[1:]
     if verb in ("subscribe", "unsubscribe"):
         at = None
-        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in typed("typed.at"):
-            if not _AT.match(rest[-1]):
-                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
-            hours, minutes = (int(part) for part in rest[-1].split(":"))
-            if hours > 23 or minutes > 59:
-                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
-            at, rest = dt.time(hours, minutes), rest[:-2]
+        lowered = [word.lower() for word in rest]
+        if verb == "subscribe" and (marks := [i for i, word in enumerate(lowered[:-1]) if word in typed("typed.at")]):
+            index = marks[-1]  # the hour, read as /room reads it: `at 08:30`, `à 8h30`, `at 8:30am`, `à 8 h 30`
+            found = clock_time(rest[index + 1:])
+            if found is None:
+                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[index + 1], 20)}))
+            at, rest = found[0], rest[:index] + rest[index + 1 + found[1]:]
         group = None
         words = [word.lower() for word in rest]
         if verb == "subscribe" and any(word in typed("typed.group") for word in words):
@@ -103,7 +101,7 @@ def parse(command_text: str) -> Request:
 
 
 def _is_number(word: str) -> bool:
-    return word.isdecimal() and len(word) < 10
+    return is_number(word, 9)
 
 
 @dataclass(frozen=True)

@@ -390,3 +390,13 @@ async def test_a_digest_due_and_not_posted_yet_is_said_to_go_out_within_a_minute
     await Subscriptions(digest_bot.runtime.redis).save(Subscription("C0TEAM", (Followed(101, "U0ALICE"),), dt.time(8, 30), team=TEAM))
     with freeze_time(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC), real_asyncio=True):  # 10:00, today's not posted yet
         assert "Next one: within a minute." in await digest(digest_bot, "subscribe 102")
+
+
+async def test_an_hour_typed_as_the_room_command_takes_it_sets_the_digest(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    slack.users["U0ALICE"]["locale"] = "fr-FR"
+    said = await digest(digest_bot, "subscribe 101 à 8h30")
+    assert "chaque jour à 08:30" in said and "n'est pas une heure" not in said
+    said = await digest(digest_bot, "subscribe 101 at 8:30pm")
+    subscription = await Subscriptions(digest_bot.runtime.redis).get(TEAM, "C0TEAM")
+    assert subscription is not None and subscription.at == dt.time(20, 30)
