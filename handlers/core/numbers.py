@@ -15,3 +15,19 @@ def is_number(word: str, most_digits: int) -> bool:
 
 def typed_number(word: str, most_digits: int) -> int | None:
     return int(word) if is_number(word, most_digits) else None
+
+
+#: the signs the bot writes before a number (`Dossier n° 12345`) and people put before one (`#12345`)
+_SIGNS = ("n°", "nº", "#")
+
+
+def number_words(words: list[str]) -> list[str]:
+    """`words` with the numbers as the bot writes them made bare: `n° 101, n° 102` → `101`, `102`
+    (`n°101` and `#101` too), so that what `/digest list` or a card shows can be typed back."""
+    bare = []
+    for word in words:
+        word = word.rstrip(",")
+        sign = next((sign for sign in _SIGNS if word.lower().startswith(sign)), "")
+        if word[len(sign):]:
+            bare.append(word[len(sign):])
+    return bare

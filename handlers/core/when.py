@@ -44,8 +44,10 @@ _SHORT_DAY = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})(?:/([0-9]{4}))?$", re.ASCII
 _DURATION = re.compile(r"^(?:([0-9]{1,2}) ?h ?([0-9]{2})?|([0-9]{1,3}) ?(?:m|min|mn|mins|minutes)?"
                        r"|([0-9]{1,2}) ?(?:h|hr|hrs|hours?|heures?))$", re.ASCII)
 _T = TypeVar("_T")
-#: a time or a duration spans at most this many words (`8 h 30`)
+#: a time or a duration spans at most this many words (`8 h 30`); a day as answers write it, four
+#: (`Thursday, December 3, 2026`, `jeudi 3 décembre 2026`)
 _MOST_WORDS = 3
+_MOST_DAY_WORDS = 4
 _QUOTED = re.compile(r"[\"“”«»„](.*?)[\"“”«»„]", re.DOTALL)
 MOST_TOPIC = 150
 
@@ -120,13 +122,12 @@ def read(text: str) -> Read | Problem:
                 return Problem("when.bad_duration", {"words": words[index + 1]})
             minutes, index = found_minutes[0], index + 1 + found_minutes[1]
         elif word in typed("typed.on") and following is not None:
-            day = _day(following)
-            if day is None:
+            found_day = _longest(words[index + 1:], _day, most=_MOST_DAY_WORDS)
+            if found_day is None:
                 return Problem("when.bad_day", {"words": words[index + 1]})
-            index += 2
-        elif _day(word) is not None:
-            day = _day(word)
-            index += 1
+            day, index = found_day[0], index + 1 + found_day[1]
+        elif (found_day := _longest(words[index:], _day, most=_MOST_DAY_WORDS)) is not None:
+            day, index = found_day[0], index + found_day[1]
         else:
             rest.append(words[index])
             index += 1
@@ -195,9 +196,9 @@ def clock_time(words: Sequence[str]) -> tuple[dt.time, int] | None:
     return _longest(words, _time)
 
 
-def _longest(words: Sequence[str], reader: Callable[[str], _T | None]) -> tuple[_T, int] | None:
-    """What `reader` makes of the most words (up to three) at the start of `words`, and how many."""
-    for count in range(min(_MOST_WORDS, len(words)), 0, -1):
+def _longest(words: Sequence[str], reader: Callable[[str], _T | None], most: int = _MOST_WORDS) -> tuple[_T, int] | None:
+    """What `reader` makes of the most words (up to `most`) at the start of `words`, and how many."""
+    for count in range(min(most, len(words)), 0, -1):
         found = reader(" ".join(word.lower().rstrip(",") for word in words[:count]))
         if found is not None:
             return found, count
@@ -230,7 +231,34 @@ def _day(word: str) -> Day | None:
     if match := _SHORT_DAY.match(word):
         year = int(match.group(3)) if match.group(3) else None
         return Day(date=(year, int(match.group(2)), int(match.group(1))))
-    return None
+    return _named_day(word)
+
+
+def _named_day(words: str) -> Day | None:
+    """A date as the bot's answers write it (babel's full date): `jeudi 3 décembre 2026`,
+    `Thursday, December 3, 2026`, `3 December`, `1er décembre`; the weekday, if any, is not checked."""
+    parts = words.replace(",", " ").replace(".", " ").split()
+    if len(parts) > 2 and parts[0] in _weekdays():  # not `mar 3` (March, in English)
+        parts = parts[1:]
+    year = int(parts.pop()) if len(parts) == 3 and is_number(parts[-1], 4) and len(parts[-1]) == 4 else None
+    if len(parts) != 2:
+        return None
+    if parts[0] in _months():  # December 3
+        parts.reverse()
+    number, month = parts[0].removesuffix("er"), _months().get(parts[1])
+    if month is None or not is_number(number, 2):
+        return None
+    return Day(date=(year, month, int(number)))
+
+
+@cache
+def _months() -> dict[str, int]:
+    """Month names and their short forms (January is 1) in every language the bot speaks, as babel's
+    locale data has them: `december`, `dec`, `décembre`, `déc`…"""
+    from babel.dates import get_month_names
+
+    return {name.lower().rstrip("."): number for language in LANGUAGES for width in ("wide", "abbreviated")
+            for number, name in get_month_names(width, locale=language).items()}
 
 
 def _minutes(word: str) -> int | None:

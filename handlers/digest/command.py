@@ -28,7 +28,7 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Followed, Subscription
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
-from handlers.core.numbers import is_number
+from handlers.core.numbers import is_number, number_words
 from handlers.core.typos import corrected
 from handlers.core.when import clock_time
 from handlers.dedupe import first_delivery
@@ -74,6 +74,7 @@ def parse(command_text: str) -> Request:
                 return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[index + 1], 20)}))
             at, rest = found[0], rest[:index] + rest[index + 1 + found[1]:]
         group = None
+        rest = number_words(rest)  # `n° 101, n° 102`, as `/digest list` shows them
         words = [word.lower() for word in rest]
         if verb == "subscribe" and any(word in typed("typed.group") for word in words):
             index = next(i for i, word in enumerate(words) if word in typed("typed.group"))

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from zoneinfo import ZoneInfo
 
 import pytest
-from babel.dates import format_time
+from babel.dates import format_date, format_time
 
 from clients.rooms.models import AccessLevel
 from handlers.core import when
 from handlers.core.dossier_links import read_dossier_link
 from handlers.desk.command import parse as parse_dossier
 from handlers.digest.command import parse as parse_digest
-from handlers.i18n import LANGUAGES, catalog, typed
+from handlers.digest.messages import numbers_text
+from handlers.i18n import LANGUAGES, catalog, text, typed
 from handlers.rooms.command import List, New
 from handlers.rooms.command import parse as parse_room
 
@@ -96,3 +98,28 @@ def test_numbers_are_ascii_digits_only_wherever_one_is_typed(digits):
     assert when.start_problem(digits + "00000", dt.datetime(2026, 1, 1, tzinfo=dt.UTC)) is not None
     # the same in ASCII digits is read
     assert parse_dossier("12345", None).number == 12345 and parse_digest("subscribe 12345").numbers == (12345,)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_numbers_as_the_bot_writes_them_are_read_back(lang):
+    shown = numbers_text((101, 102))  # `/digest list`, the announcements
+    assert parse_digest(f"unsubscribe {shown}").numbers == (101, 102) and parse_digest(f"unsubscribe {shown}").not_numbers == ()
+    assert parse_digest(f"subscribe {numbers_text((101,))} group n° 2").group == 2
+    assert parse_dossier(f"watch {shown}", None).demarches == (101, 102)
+    for key in ("desk.button.open", "dossier.title"):
+        written = text(lang, key, number=12345)  # a card's title, an Open button
+        assert parse_dossier(written.split(" ", 1)[1] if written.startswith("Dossier") else written, None).number == 12345
+    assert parse_dossier("#12345", None).number == 12345
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_day_as_answers_write_it_is_read_back(lang):
+    now, zone = dt.datetime(2026, 11, 25, 20, 0, tzinfo=dt.UTC), ZoneInfo("Europe/Paris")
+    on, at = (catalog(lang)[key].split("|")[0] for key in ("typed.on", "typed.at"))
+    for day in (dt.date(2026, 12, 3), dt.date(2026, 12, 1), dt.date(2027, 3, 3), dt.date(2027, 1, 15)):
+        for shown in (format_date(day, shape, locale=lang) for shape in ("full", "long", "d MMMM")):
+            for typed_text in (f"{on} {shown} {at} 10:00", f"{at} 10:00 {shown}"):
+                found = when.read(typed_text)
+                assert isinstance(found, when.Read) and found.plan is not None and found.rest == [], typed_text
+                start = when.start_of(found.plan, now, zone)
+                assert start == dt.datetime.combine(day, dt.time(10, 0), tzinfo=zone).astimezone(dt.UTC), typed_text
