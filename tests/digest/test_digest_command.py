@@ -384,12 +384,12 @@ async def test_a_digest_set_in_the_evening_for_the_morning_starts_the_next_morni
         assert [day for day, _ in await job.due(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC))] == []
 
 
-async def test_a_digest_due_and_not_posted_yet_is_said_to_go_out_within_a_minute(digest_bot: Bot, ds: FakeDS):
+async def test_a_digest_due_and_not_posted_yet_is_said_to_go_out_in_a_moment(digest_bot: Bot, ds: FakeDS):
     ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
     ds.add_demarche(102, "Permis", dossiers=5, admins=(ALICE,))
     await Subscriptions(digest_bot.runtime.redis).save(Subscription("C0TEAM", (Followed(101, "U0ALICE"),), dt.time(8, 30), team=TEAM))
     with freeze_time(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC), real_asyncio=True):  # 10:00, today's not posted yet
-        assert "Next one: within a minute." in await digest(digest_bot, "subscribe 102")
+        assert "Next one: in a moment, its hour has come." in await digest(digest_bot, "subscribe 102")
 
 
 async def test_an_hour_typed_as_the_room_command_takes_it_sets_the_digest(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
