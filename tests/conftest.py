@@ -228,7 +228,7 @@ def make_digest_job(settings: Settings, redis: aioredis.Redis, ds: Any, slack: A
     workspaces = Workspaces(slack) if slack is not None else None
     from clients.dossiers.desk import DossierDesk
 
-    desk = DossierDesk(service, policy=instant_policy())
+    desk = DossierDesk(service, policy=instant_policy(), refusal_floor=0.0)  # the floor has its own test (tests/desk)
     account = DossierAccount(counter, access, previews, desk, "test-token")
     job = DigestJob(digest_config(settings), DigestStore(redis), account, workspaces, inference)
     return job, service

@@ -11,6 +11,7 @@ have to be parsed (`Le dossier est déjà …` in whichever language), never gue
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import datetime as dt
 from dataclasses import dataclass
@@ -145,9 +146,16 @@ class Seen:
     administrator: bool
 
 
+#: a refusal (no such dossier, or not theirs) is answered no sooner than this after the look-up began:
+#: a stranger's look-up of an existing dossier reads the démarche's member list too (a second request),
+#: which would otherwise tell them by its delay that the dossier exists (the two take 0.1–1 s each)
+REFUSAL_FLOOR = 2.0
+
+
 class DossierDesk:
-    def __init__(self, service: DossierService, policy: RetryPolicy | None = None) -> None:
+    def __init__(self, service: DossierService, policy: RetryPolicy | None = None, refusal_floor: float = REFUSAL_FLOOR) -> None:
         self.service = service
+        self.refusal_floor = refusal_floor
         # a person waits for an act: a 429 is waited out for half a minute at most, then said
         self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=10.0)
 
@@ -163,7 +171,15 @@ class DossierDesk:
     async def seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
         """The dossier when `email` may see it, read now (the card, and the démarche's member list
         unless they are an instructeur of its group); None for anyone else — and for a dossier that
-        does not exist, so that the answer reveals nothing."""
+        does not exist, after the same delay (`refusal_floor`), so that the answer reveals nothing."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        seen = await self._seen_by(number, email, access)
+        if seen is None:
+            await asyncio.sleep(max(0.0, started + self.refusal_floor - loop.time()))
+        return seen
+
+    async def _seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
         try:
             card = await self.card(number)
         except (errors.DemarcheNotFound, errors.DemarcheForbidden):

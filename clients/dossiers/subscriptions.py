@@ -44,6 +44,9 @@ class Subscription:
     operator: bool = False  # the operator's, from the environment: never stored, marked apart
     paused: str | None = None  # why the channel refused a digest for good (a Slack error code)
     team: str = ""  # the workspace's team id ("" for the operator's, and for those kept before teams were)
+    # the first local day it is due: set when it is made, its hour moved or its pause lifted, so that a
+    # digest set in the evening for the morning starts the next morning (None: due from any day)
+    since: dt.date | None = None
 
     @property
     def demarches(self) -> tuple[int, ...]:
@@ -98,7 +101,8 @@ class Subscriptions:
             follows = tuple(Followed(int(f["n"]), str(f.get("by", "")), f.get("g"), bool(f.get("x"))) for f in data["follows"])
         else:  # written before who set it up was recorded
             follows = tuple(Followed(int(n)) for n in data["demarches"])
-        return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"), team=team)
+        since = dt.date.fromisoformat(data["since"]) if data.get("since") else None
+        return Subscription(channel, follows, dt.time.fromisoformat(data["at"]), paused=data.get("paused"), team=team, since=since)
 
     async def save(self, subscription: Subscription) -> None:
         """Saves it, or forgets the channel when it follows no démarche any more."""
@@ -110,6 +114,8 @@ class Subscriptions:
         data = {"follows": [{"n": f.demarche, "by": f.by} | ({"g": f.group} if f.group is not None else {})
                             | ({"x": 1} if f.lapsed else {}) for f in subscription.follows],
                 "at": subscription.at.strftime("%H:%M"), "paused": subscription.paused}
+        if subscription.since is not None:
+            data["since"] = subscription.since.isoformat()
         await self._redis.set(_key(subscription.team, subscription.channel), json.dumps(data))
         await self._redis.sadd(INDEX, name)
 

@@ -17,8 +17,8 @@ from handlers.i18n import text
 OPEN_DOSSIER = "dossier_open"
 OPEN_DOSSIER_IDS = re.compile(rf"^{OPEN_DOSSIER}(?:_\d{{1,12}})?$")
 
-_INSTRUCTEUR_PATH = re.compile(r"^/procedures/(\d{1,9})/dossiers/(\d{1,12})(?:/.*)?$")
-_USAGER_PATH = re.compile(r"^/dossiers/(\d{1,12})(?:/.*)?$")
+_INSTRUCTEUR_PATH = re.compile(r"^/procedures/([0-9]{1,9})/dossiers/([0-9]{1,12})(?:/.*)?$")  # ASCII digits only
+_USAGER_PATH = re.compile(r"^/dossiers/([0-9]{1,12})(?:/.*)?$")
 
 
 def read_dossier_link(url: str, site: str | None) -> tuple[int | None, int] | None:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
+from handlers.core.numbers import is_number
 from handlers.i18n import LANGUAGES, typed
 
 #: Slack keeps a scheduled message at most 120 days ahead; a meeting further out has no reminder.
@@ -33,10 +36,18 @@ def _weekdays() -> dict[str, int]:
             for number, name in get_day_names(width, locale=language).items()}
 
 
-_TIME = re.compile(r"^(\d{1,2})(?:[:h](\d{2})?)?(am|pm)?$")
-_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_SHORT_DAY = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{4}))?$")
-_DURATION = re.compile(r"^(?:(\d{1,2})h(\d{2})?|(\d{1,3})(?:m|min|mn|mins|minutes)?|(\d{1,2})(?:h|hr|hrs|hours?|heures?))$")
+# every time the bot shows or teaches, typed back: `14:30`, `14h30`, `14h`, `14 h 30`, `9`, `9am`, `2:30pm`,
+# `8:30 AM` (Slack's English clock, babel's narrow space split as a space), `8 h 30` (French typography)
+_TIME = re.compile(r"^([0-9]{1,2})(?: ?[:h] ?([0-9]{2})?)? ?(am|pm|a\.m\.|p\.m\.)?$", re.ASCII)
+_ISO_DAY = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$", re.ASCII)
+_SHORT_DAY = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})(?:/([0-9]{4}))?$", re.ASCII)
+_DURATION = re.compile(r"^(?:([0-9]{1,2}) ?h ?([0-9]{2})?|([0-9]{1,3}) ?(?:m|min|mn|mins|minutes)?"
+                       r"|([0-9]{1,2}) ?(?:h|hr|hrs|hours?|heures?))$", re.ASCII)
+_T = TypeVar("_T")
+#: a time or a duration spans at most this many words (`8 h 30`); a day as answers write it, four
+#: (`Thursday, December 3, 2026`, `jeudi 3 décembre 2026`)
+_MOST_WORDS = 3
+_MOST_DAY_WORDS = 4
 _QUOTED = re.compile(r"[\"“”«»„](.*?)[\"“”«»„]", re.DOTALL)
 MOST_TOPIC = 150
 
@@ -92,35 +103,31 @@ def read(text: str) -> Read | Problem:
     while index < len(words):
         word = words[index].lower().rstrip(",")
         following = words[index + 1].lower().rstrip(",") if index + 1 < len(words) else None
+        bare = clock_time(words[index:])
         if word in typed("typed.at") and following is not None:
-            at = _time(following)
-            if at is None:
+            found = clock_time(words[index + 1:])
+            if found is None:
                 return Problem("when.bad_time", {"words": words[index + 1]})
-            index += 2
-        elif _time(word) is not None and _looks_like_time(word):
-            at = _time(word)
-            index += 1
+            at, index = found[0], index + 1 + found[1]
+        elif bare is not None and (bare[1] > 1 or not word.isdecimal()):  # a bare number is not a time: it may be anything
+            at, index = bare[0], index + bare[1]
         elif word in typed("typed.every") and following is not None:
             if following.rstrip("s") not in _weekdays():
                 return Problem("when.bad_weekday", {"words": words[index + 1]})
             day, weekly = Day(weekday=_weekdays()[following.rstrip("s")]), True
             index += 2
         elif word in typed("typed.for") and following is not None:
-            joined, taken = following, 2  # `for 45 min`, `pour 1 h`: the number and its unit apart
-            if following.isdecimal() and index + 2 < len(words) and _minutes(following + words[index + 2].lower()):
-                joined, taken = following + words[index + 2].lower(), 3
-            minutes = _minutes(joined)
-            if minutes is None:
-                return Problem("when.bad_duration", {"words": " ".join(words[index + 1: index + taken])})
-            index += taken
+            found_minutes = _longest(words[index + 1:], _minutes)  # `for 45 min`, `pour 1 h 30`: number and unit apart
+            if found_minutes is None:
+                return Problem("when.bad_duration", {"words": words[index + 1]})
+            minutes, index = found_minutes[0], index + 1 + found_minutes[1]
         elif word in typed("typed.on") and following is not None:
-            day = _day(following)
-            if day is None:
+            found_day = _longest(words[index + 1:], _day, most=_MOST_DAY_WORDS)
+            if found_day is None:
                 return Problem("when.bad_day", {"words": words[index + 1]})
-            index += 2
-        elif _day(word) is not None:
-            day = _day(word)
-            index += 1
+            day, index = found_day[0], index + 1 + found_day[1]
+        elif (found_day := _longest(words[index:], _day, most=_MOST_DAY_WORDS)) is not None:
+            day, index = found_day[0], index + found_day[1]
         else:
             rest.append(words[index])
             index += 1
@@ -168,7 +175,7 @@ def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Prob
 def start_problem(picked: object, now: dt.datetime) -> Problem | None:
     """What is wrong with a start picked on a calendar (the modals send a Unix time, or a forger
     anything): none, or later than now and within Slack's reminder reach."""
-    if not isinstance(picked, int | str) or not str(picked).isdecimal() or len(str(picked)) > 11:
+    if not isinstance(picked, int | str) or not is_number(str(picked), 11):
         return Problem("plan.pick_a_time")
     start = dt.datetime.fromtimestamp(int(picked), dt.UTC)
     if start <= now:
@@ -182,9 +189,20 @@ def _local(day: dt.date, at: dt.time, zone: ZoneInfo) -> dt.datetime:
     return dt.datetime.combine(day, at, tzinfo=zone)
 
 
-def _looks_like_time(word: str) -> bool:
-    """A bare `14:30`, `14h30`, `14h` or `9am` is a time; a bare number is not (it may be anything)."""
-    return not word.isdecimal()
+def clock_time(words: Sequence[str]) -> tuple[dt.time, int] | None:
+    """The clock time `words` start with, as the bot shows times and people type them back (`14:30`,
+    `14h30`, `8 h 30`, `9`, `9am`, `8:30 AM`), and how many words it took; None when they start with
+    none. `/room … at` and `/digest subscribe … at` both read their hour here."""
+    return _longest(words, _time)
+
+
+def _longest(words: Sequence[str], reader: Callable[[str], _T | None], most: int = _MOST_WORDS) -> tuple[_T, int] | None:
+    """What `reader` makes of the most words (up to `most`) at the start of `words`, and how many."""
+    for count in range(min(most, len(words)), 0, -1):
+        found = reader(" ".join(word.lower().rstrip(",") for word in words[:count]))
+        if found is not None:
+            return found, count
+    return None
 
 
 def _time(word: str) -> dt.time | None:
@@ -195,7 +213,7 @@ def _time(word: str) -> dt.time | None:
     if half:
         if not 1 <= hour <= 12:
             return None
-        hour = hour % 12 + (12 if half == "pm" else 0)
+        hour = hour % 12 + (12 if half.startswith("p") else 0)
     if hour > 23 or minute > 59:
         return None
     return dt.time(hour, minute)
@@ -213,7 +231,34 @@ def _day(word: str) -> Day | None:
     if match := _SHORT_DAY.match(word):
         year = int(match.group(3)) if match.group(3) else None
         return Day(date=(year, int(match.group(2)), int(match.group(1))))
-    return None
+    return _named_day(word)
+
+
+def _named_day(words: str) -> Day | None:
+    """A date as the bot's answers write it (babel's full date): `jeudi 3 décembre 2026`,
+    `Thursday, December 3, 2026`, `3 December`, `1er décembre`; the weekday, if any, is not checked."""
+    parts = words.replace(",", " ").replace(".", " ").split()
+    if len(parts) > 2 and parts[0] in _weekdays():  # not `mar 3` (March, in English)
+        parts = parts[1:]
+    year = int(parts.pop()) if len(parts) == 3 and is_number(parts[-1], 4) and len(parts[-1]) == 4 else None
+    if len(parts) != 2:
+        return None
+    if parts[0] in _months():  # December 3
+        parts.reverse()
+    number, month = parts[0].removesuffix("er"), _months().get(parts[1])
+    if month is None or not is_number(number, 2):
+        return None
+    return Day(date=(year, month, int(number)))
+
+
+@cache
+def _months() -> dict[str, int]:
+    """Month names and their short forms (January is 1) in every language the bot speaks, as babel's
+    locale data has them: `december`, `dec`, `décembre`, `déc`…"""
+    from babel.dates import get_month_names
+
+    return {name.lower().rstrip("."): number for language in LANGUAGES for width in ("wide", "abbreviated")
+            for number, name in get_month_names(width, locale=language).items()}
 
 
 def _minutes(word: str) -> int | None:

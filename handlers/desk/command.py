@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
 from handlers.core.dossier_links import read_dossier_link
+from handlers.core.numbers import is_number, number_words
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.desk.acting import look_up
@@ -36,17 +37,17 @@ def parse(typed: str, site: str | None) -> Request:
         return Request("help")
     first = words[0].lower()
     if first == "watch":
-        rest = [word.lower() for word in words[1:]]
+        rest = [word.lower() for word in number_words(words[1:])]
         if rest == ["off"]:
             return Request("unwatch")
-        if all(word.isdecimal() and len(word) <= 9 for word in rest):
+        if all(is_number(word, 9) for word in rest):
             return Request("watch", demarches=tuple(dict.fromkeys(int(word) for word in rest)))
         return Request("unknown", problem=typed)
+    bare = number_words(words)  # `n° 12345`, as a card names the dossier
+    if len(bare) == 1 and is_number(bare[0], 12):
+        return Request("look", number=int(bare[0]))
     if len(words) == 1:
-        word = words[0].removeprefix("n°").removeprefix("#")
-        if word.isdecimal() and len(word) <= 12:
-            return Request("look", number=int(word))
-        link = read_dossier_link(word, site)
+        link = read_dossier_link(words[0], site)
         if link is not None:
             return Request("look", number=link[1])
     return Request("unknown", problem=typed)

@@ -13,10 +13,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-import re
 from dataclasses import dataclass, replace
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -29,8 +27,11 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Followed, Subscription
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
+from handlers.core.numbers import is_number, number_words
 from handlers.core.typos import corrected
+from handlers.core.when import clock_time
 from handlers.dedupe import first_delivery
+from handlers.digest.hours import first_day, next_due
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
@@ -39,9 +40,6 @@ from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
-
-_AT = re.compile(r"^\d{1,2}:\d{2}$")
-
 
 #: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
 NOW_PER_DAY = 3
@@ -67,14 +65,15 @@ def parse(command_text: str) -> Request:
     rest = words[1:]
     if verb in ("subscribe", "unsubscribe"):
         at = None
-        if verb == "subscribe" and len(rest) >= 2 and rest[-2].lower() in typed("typed.at"):
-            if not _AT.match(rest[-1]):
-                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
-            hours, minutes = (int(part) for part in rest[-1].split(":"))
-            if hours > 23 or minutes > 59:
-                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[-1], 20)}))
-            at, rest = dt.time(hours, minutes), rest[:-2]
+        lowered = [word.lower() for word in rest]
+        if verb == "subscribe" and (marks := [i for i, word in enumerate(lowered[:-1]) if word in typed("typed.at")]):
+            index = marks[-1]  # the hour, read as /room reads it: `at 08:30`, `à 8h30`, `at 8:30am`, `à 8 h 30`
+            found = clock_time(rest[index + 1:])
+            if found is None:
+                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[index + 1], 20)}))
+            at, rest = found[0], rest[:index] + rest[index + 1 + found[1]:]
         group = None
+        rest = number_words(rest)  # `les démarches n° 101 et n° 102`, as `/digest list` shows them
         words = [word.lower() for word in rest]
         if verb == "subscribe" and any(word in typed("typed.group") for word in words):
             index = next(i for i, word in enumerate(words) if word in typed("typed.group"))
@@ -102,7 +101,7 @@ def parse(command_text: str) -> Request:
 
 
 def _is_number(word: str) -> bool:
-    return word.isdecimal() and len(word) < 10
+    return is_number(word, 9)
 
 
 @dataclass(frozen=True)
@@ -200,7 +199,10 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     subscription = current or Subscription(where.channel, (), at, team=where.team)
     for number in accepted:
         subscription = subscription.follow(number, where.user, request.group)
-    subscription = replace(subscription, at=at, paused=None)
+    since = subscription.since
+    if current is None or changed_hour or current.paused:  # starts anew: the first post is at its hour, never at once
+        since = first_day(dt.datetime.now(dt.UTC), at, digests.zone)
+    subscription = replace(subscription, at=at, paused=None, since=since)
     await digests.subscriptions.save(subscription)
     followed = [f"n° {number}" for number in accepted]
     if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
@@ -213,7 +215,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
                 before=clock(lang, current.at), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
     ])
     done = text(lang, "digest_cmd.subscribed", demarches=named_demarches(lang, subscription.demarches, of=True), time=clock(lang, at),
-                zone=zone_words(lang, digests.zone), next=_next_run(subscription, digests.zone, lang))
+                zone=zone_words(lang, digests.zone), next=await _next_run(digests, subscription, lang))
     return plain("\n".join([done, *refused]))
 
 
@@ -314,7 +316,7 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
             lapsed = f" ({text(lang, 'digest_cmd.lapsed_entry')})" if f.lapsed else ""
             entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
         lines.append(text(lang, "digest_cmd.list", demarches=named_labels(lang, entries), time=clock(lang, mine.at),
-                          zone=zone_words(lang, digests.zone), next=_next_run(mine, digests.zone, lang)))
+                          zone=zone_words(lang, digests.zone), next=await _next_run(digests, mine, lang)))
         if mine.paused:
             lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
     operators = digests.operators
@@ -381,9 +383,11 @@ def _person(lang: str, user: str) -> Mrkdwn:
     return Mrkdwn(f"<@{user}>") if user else Mrkdwn(text(lang, "digest_cmd.someone_else"))  # set up before setters were kept
 
 
-def _next_run(subscription: Subscription, zone: ZoneInfo, lang: str) -> str:
-    now = dt.datetime.now(zone)
-    due = dt.datetime.combine(now.date(), subscription.at, tzinfo=zone)
-    if due <= now:
-        due = dt.datetime.combine(now.date() + dt.timedelta(days=1), subscription.at, tzinfo=zone)
+async def _next_run(digests: DigestJob, subscription: Subscription, lang: str) -> str:
+    """When the scheduler will post next, by the rules it follows (handlers/digest/hours.py)."""
+    now = dt.datetime.now(dt.UTC)
+    today = now.astimezone(digests.zone).date()
+    due = next_due(now, subscription.at, digests.zone, subscription.since, await digests.store.is_posted(today, subscription.place))
+    if due is None:
+        return text(lang, "digest_cmd.next_now")
     return day_at(lang, due)

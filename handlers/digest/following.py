@@ -58,14 +58,15 @@ class DigestFollowing:
 
     async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]:
         """Every subscription whose hour has come today, the operator's first, then by hour; paused
-        ones and an operator's digest its channel refused today are left out."""
+        ones, those whose first day is still to come and an operator's digest its channel refused
+        today are left out."""
         due: list[tuple[dt.date, Subscription]] = []
         operators = self.operators
         day = due_day(now, operators.at, self.zone) if operators is not None else None
         if operators is not None and day is not None and not await self.store.refused(day, operators.place):
             due.append((day, operators))
         channels = sorted((s for s in await self.subscriptions.all() if s.paused is None), key=lambda s: s.at)
-        return due + [(day, s) for s in channels if (day := due_day(now, s.at, self.zone)) is not None]
+        return due + [(day, s) for s in channels if (day := due_day(now, s.at, self.zone, s.since)) is not None]
 
     @property
     def operators(self) -> Subscription | None:

@@ -14,13 +14,14 @@ from clients.rooms.models import AccessLevel
 from handlers.blocks import Message
 from handlers.core import when
 from handlers.core.creation import create_and_invite
+from handlers.core.numbers import typed_number
 from handlers.core.planning import plan_room
 from handlers.core.room_messages import help_message, room_list_message, room_message
 from handlers.core.room_refs import read_room_ref
 from handlers.core.sharing_messages import MAX_PEOPLE
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
-from handlers.i18n import quoted, text
+from handlers.i18n import quoted, text, typed
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 
@@ -96,20 +97,26 @@ def parse_new(rest: str) -> New | Help:
     if isinstance(found, when.Problem):
         return Help(found.key, {name: quoted(str(value)) for name, value in found.params.items()})  # words only: no day yet
     words = found.rest
-    if len(words) > 1 or len(channels) > 1:
+    level = access_level(words) if words else None
+    if (words and level is None and len(words) > 1) or len(channels) > 1:
         return Help("usage.unknown", {"words": quoted(("new " + rest.strip()).strip())})
-    level = None
-    if words:
-        if words[0].lower() not in AccessLevel.__members__.values():
-            # beside a time, an unknown word is a day the reader did not take (`à 14h30 hier`)
-            return Help("when.bad_day" if found.plan else "usage.bad_level", {"words" if found.plan else "level": quoted(words[0])})
-        level = AccessLevel(words[0].lower())
+    if words and level is None:
+        # beside a time, an unknown word is a day the reader did not take (`à 14h30 hier`)
+        return Help("when.bad_day" if found.plan else "usage.bad_level", {"words" if found.plan else "level": quoted(words[0])})
     return New(level, people, channels[0] if channels else None, found.plan)
+
+
+def access_level(words: list[str]) -> AccessLevel | None:
+    """The level as the help names it (`restricted`) or as the interface shows it in the person's
+    language (`Restreinte`, `de confiance`): the catalogs' `typed.level.*` words."""
+    said = " ".join(words).lower().rstrip(",")
+    return next((level for level in AccessLevel if said in typed(f"typed.level.{level.value}")), None)
 
 
 def page_number(text: str) -> int | None:
     """A page as people type it (`/room list 2`) or as a paging button carries it."""
-    return int(text) if text.isdecimal() and int(text) >= 1 else None
+    page = typed_number(text, 6)
+    return page if page else None
 
 
 def parse_room_ref(raw: str) -> Show | Help:

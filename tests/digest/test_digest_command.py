@@ -9,6 +9,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from freezegun import freeze_time
 from pydantic import SecretStr
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -335,3 +336,67 @@ async def test_a_dossier_link_is_previewed_for_an_entitled_person_and_plain_for_
 
     many = await unfurls([f"{base}/dossiers/{n}" for n in range(1, 9)], "U0ALICE", "EvLinks3")
     assert len(many) == 5  # five previews a message at most
+
+
+class Polls:
+    """The digest job as the scheduler sees it, counting its polls: a test waits for polls, not for time."""
+
+    def __init__(self, job) -> None:
+        self.job, self.count = job, 0
+
+    async def due(self, now: dt.datetime):
+        self.count += 1
+        return await self.job.due(now)
+
+    async def run(self, day: dt.date, *, subscription=None, force: bool = False):
+        return await self.job.run(day, subscription=subscription, force=force)
+
+
+async def test_a_digest_set_in_the_evening_for_the_morning_starts_the_next_morning_as_said(digest_bot: Bot, ds: FakeDS,
+                                                                                           slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    job = digest_bot.runtime.digests
+    clock = {"now": dt.datetime(2026, 1, 5, 18, 34, tzinfo=dt.UTC)}  # Monday 19:34 in Paris
+    with freeze_time(clock["now"], real_asyncio=True) as frozen:
+        said = await digest(digest_bot, "subscribe 101 at 08:30")
+        assert "Next one: Tuesday, January 6, 2026 at 08:30." in said
+        polls = Polls(job)
+        stop = asyncio.Event()
+        loop = asyncio.create_task(run_subscriptions(polls, stop, now=lambda: clock["now"], poll=0.01))
+        clock["now"] += dt.timedelta(minutes=4)  # 19:38: the scheduler does as it said
+        frozen.move_to(clock["now"])
+        seen = polls.count
+        await eventually(lambda: polls.count >= seen + 5, what="five polls")
+        assert digests_in(slack, "C0TEAM") == []
+        assert "Next digest: Tuesday, January 6, 2026 at 08:30." in await digest(digest_bot, "list")
+
+        clock["now"] = dt.datetime(2026, 1, 6, 7, 31, tzinfo=dt.UTC)  # Tuesday 08:31
+        frozen.move_to(clock["now"])
+        await eventually(lambda: digests_in(slack, "C0TEAM"), what="Tuesday's digest")
+        await eventually(lambda: DigestStore(digest_bot.runtime.redis).is_posted(dt.date(2026, 1, 6), f"{TEAM}:C0TEAM"),
+                         what="Tuesday's digest marked posted")
+        assert "Next digest: Wednesday, January 7, 2026 at 08:30." in await digest(digest_bot, "list")
+        stop.set()
+        await loop
+
+        frozen.move_to(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC))  # 10:00: moved to 08:00, today's went out already
+        assert "Next one: Wednesday, January 7, 2026 at 08:00." in await digest(digest_bot, "subscribe 101 at 08:00")
+        assert [day for day, _ in await job.due(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC))] == []
+
+
+async def test_a_digest_due_and_not_posted_yet_is_said_to_go_out_in_a_moment(digest_bot: Bot, ds: FakeDS):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    ds.add_demarche(102, "Permis", dossiers=5, admins=(ALICE,))
+    await Subscriptions(digest_bot.runtime.redis).save(Subscription("C0TEAM", (Followed(101, "U0ALICE"),), dt.time(8, 30), team=TEAM))
+    with freeze_time(dt.datetime(2026, 1, 6, 9, 0, tzinfo=dt.UTC), real_asyncio=True):  # 10:00, today's not posted yet
+        assert "Next one: in a moment, its hour has come." in await digest(digest_bot, "subscribe 102")
+
+
+async def test_an_hour_typed_as_the_room_command_takes_it_sets_the_digest(digest_bot: Bot, ds: FakeDS, slack: FakeSlack):
+    ds.add_demarche(101, "Subvention", dossiers=5, admins=(ALICE,))
+    slack.users["U0ALICE"]["locale"] = "fr-FR"
+    said = await digest(digest_bot, "subscribe 101 à 8h30")
+    assert "chaque jour à 8 h 30" in said and "n'est pas une heure" not in said
+    said = await digest(digest_bot, "subscribe 101 at 8:30pm")
+    subscription = await Subscriptions(digest_bot.runtime.redis).get(TEAM, "C0TEAM")
+    assert subscription is not None and subscription.at == dt.time(20, 30)

@@ -194,3 +194,11 @@ async def test_rooms_made_lately_are_shown_once_and_as_the_service_has_them(bot,
     assert new[1]["slug"] not in again and "30 rooms" in again
     gone = text_of(await bot.click_reply("room_show", new[1]["id"]))  # an old list's Details button
     assert "no longer on the room service" in gone and new[1]["id"] not in gone
+
+
+async def test_the_level_as_the_french_answer_shows_it_is_understood(bot, meet: FakeMeet, slack: FakeSlack):
+    slack.add_user("U0CAMILLE", "camille@example.gouv.fr", locale="fr-FR")
+    meet.add_user("camille@example.gouv.fr")
+    reply = await bot.reply("new Restreinte", user="U0CAMILLE")
+    [room] = meet.rooms.values()
+    assert room["access_level"] == "restricted" and "Restreinte" in text_of(reply)
