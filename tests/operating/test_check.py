@@ -15,7 +15,7 @@ from bot.demo.albert import BOOTSTRAP, FakeAlbert
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from bot.scopes import REQUIRED_SCOPES
-from tests.conftest import bot_env
+from tests.conftest import VERSION, bot_env
 from tests.fakes.slack import FakeSlack
 
 
@@ -38,7 +38,8 @@ def configured(monkeypatch, tmp_path, redis_url, redis, meet: FakeMeet, slack: F
 
 def check(capsys, *args: str) -> tuple[int, list[str]]:
     code = main(["check", *args])
-    lines = capsys.readouterr().out.strip().splitlines()
+    version, *lines = capsys.readouterr().out.strip().splitlines()
+    assert version == f"roombot {VERSION}"  # which notes of CHANGELOG.md apply
     for line in lines:  # words for the operator, never the name of an exception class
         assert not re.search(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b", line), line
     return code, lines

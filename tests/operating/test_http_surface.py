@@ -12,7 +12,7 @@ from bot.demo.meet import FakeMeet
 from bot.serving.server import create_web_app
 from bot.serving.slack_app import build_app
 from clients.rooms.service import RoomService
-from tests.conftest import text_of
+from tests.conftest import VERSION, text_of
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import command_body, signed_headers
 
@@ -30,7 +30,7 @@ async def test_bad_signature_is_refused_and_nothing_happens(bot, slack: FakeSlac
 
 async def test_healthz_reports_redis(bot, settings, meet: FakeMeet, tmp_path: Path):
     healthy = await bot.http.get("/healthz")
-    assert healthy.status_code == 200 and healthy.json() == {"status": "ok"}
+    assert healthy.status_code == 200 and healthy.json() == {"status": "ok", "version": VERSION}
 
     unreachable = aioredis.Redis.from_url(f"unix://{tmp_path}/no-redis.sock")
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)

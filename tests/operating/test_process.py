@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ import pytest
 from bot.cli import main
 from bot.config import Settings
 from bot.demo.meet import FakeMeet
-from tests.conftest import ROOT, bot_env, eventually
+from tests.conftest import ROOT, VERSION, bot_env, eventually
 from tests.fakes.slack import FakeSlack
 from tests.processes import Silent, free_port, python_children, python_env, start_server
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
@@ -100,6 +101,8 @@ async def test_serve_logs_its_start_up_checks_once_it_serves(tmp_path: Path, mee
         process.wait(30)
     lines = [line for line in output.read_text().splitlines() if "start-up check" in line]
     assert len(lines) == 1 and "✗ Slack" in lines[0] and "links:write" in lines[0], lines
+    first = json.loads(output.read_text().splitlines()[0])  # which notes of CHANGELOG.md apply
+    assert first["message"] == f"roombot {VERSION}", first
 
 
 #: What `serve` needs, set: the malformed values are what is left to name.
