@@ -105,6 +105,8 @@ async def perform(services: Services, client: AsyncWebClient, asker: Asker, emai
                                follow=asked.follow)
         outcome = "ok"
         fresh = Seen(after, seen.instructeur_id, seen.administrator) if after is not None else await _again(account, asked.number, email)
+        if fresh is not None and fresh.card.demarche is not None:  # one set of numbers: Home and the to-do see the act
+            await account.counter.note(fresh.card.demarche.number, fresh.card)
         shown = card_message(lang, fresh, email, _site(services)) if fresh is not None else None
         await _confirm(client, asker, lang, asked, card.number, card.demarche.number if card.demarche else 0, _site(services))
         return Outcome(shown, None)
