@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +129,20 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+@contextlib.contextmanager
+def _kept_or_scratch(settings: Settings) -> Iterator[Settings]:
+    """`check` reads what `serve` keeps and makes nothing: with no Redis configured and no data kept
+    under DATA_DIR yet, its embedded Redis lives in a temporary folder (it made ./var/redis in
+    whatever folder it was run)."""
+    if settings.redis_url or settings.redis_sentinels or (settings.data_dir / "redis").exists():
+        yield settings
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="roombot-check-") as folder:
+        yield settings.model_copy(update={"data_dir": Path(folder)})
+
+
 def _days(value: str) -> int:
     """A key's lifetime: a whole number of days, 0 for none (the service refuses other values)."""
     try:
@@ -167,7 +182,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         from bot.version import version
 
         print(f"roombot {version()}")  # which notes of CHANGELOG.md apply
-        return started(run_check_command(settings, as_email=args.as_email))
+        with _kept_or_scratch(settings) as checked:
+            return started(run_check_command(checked, as_email=args.as_email))
     if args.command == "keys":
         from bot.commands.keys import run_keys_command
 
