@@ -374,7 +374,8 @@ def test_a_data_dir_it_cannot_write_stops_serve_with_one_line(tmp_path: Path, me
     env = python_env(**bot_env(meet, slack), DATA_DIR=str(taken), HOST="127.0.0.1", PORT=str(free_port()))
     done = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    said = done.stderr.strip().splitlines()
+    version, *said = done.stderr.strip().splitlines()  # the log's first line, which names the version, then the error
+    assert json.loads(version)["message"] == f"roombot {VERSION}"
     assert len(said) == 1 and "Traceback" not in done.stderr, done.stderr
     assert said[0].startswith(f"roombot: configuration error: cannot write the embedded Redis's data in {taken}/redis")
     assert "mount a writable volume at DATA_DIR, or set REDIS_URL" in said[0]
