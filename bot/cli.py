@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Slack bot for video rooms and dossier digests. Without a command it serves, as `serve` does. "
                     "Configuration comes from the environment and ./.env (see .env.example).",
     )
+    parser.add_argument("--version", action=_Version, help="print the bot's version and exit")
     commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
     commands.add_parser("serve", help="run the Slack app (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)",
                         description="Run the Slack app: POST /slack/events (or Socket Mode when SLACK_APP_TOKEN is set), "
@@ -113,6 +115,34 @@ def run_demo(*, email: str, lang: str | None) -> int:
         return started(run_shell(settings, email=email, lang=lang or settings.default_language, demo=True))
 
 
+class _Version(argparse.Action):
+    """`--version`, read from the installed package only when asked (argparse's own action would
+    need it for every command line)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from bot.version import version
+
+        print(f"roombot {version()}")
+        parser.exit()
+
+
+@contextlib.contextmanager
+def _kept_or_scratch(settings: Settings) -> Iterator[Settings]:
+    """`check` reads what `serve` keeps and makes nothing: with no Redis configured and no data kept
+    under DATA_DIR yet, its embedded Redis lives in a temporary folder (it made ./var/redis in
+    whatever folder it was run)."""
+    if settings.redis_url or settings.redis_sentinels or (settings.data_dir / "redis").exists():
+        yield settings
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="roombot-check-") as folder:
+        yield settings.model_copy(update={"data_dir": Path(folder)})
+
+
 def _days(value: str) -> int:
     """A key's lifetime: a whole number of days, 0 for none (the service refuses other values)."""
     try:
@@ -149,14 +179,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return started(run_shell(settings, email=args.shell_as, lang=args.lang or settings.default_language))
     if args.command == "check":
         from bot.commands.check import run_check_command
+        from bot.version import version
 
-        return started(run_check_command(settings, as_email=args.as_email))
+        print(f"roombot {version()}")  # which notes of CHANGELOG.md apply
+        with _kept_or_scratch(settings) as checked:
+            return started(run_check_command(checked, as_email=args.as_email))
     if args.command == "keys":
         from bot.commands.keys import run_keys_command
 
         return started(run_keys_command(settings, args.action, expires_in_days=getattr(args, "expires_in_days", 0)))
     import asyncio
+    import logging
 
     from bot.serving.server import serve
+    from bot.version import version
 
+    logging.getLogger("bot").info("roombot %s", version())
     return asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps

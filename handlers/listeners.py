@@ -15,6 +15,7 @@ from handlers.home import upcoming as home_upcoming
 from handlers.installs import uninstall
 from handlers.new_room import from_message, modal, workflow_step
 from handlers.previews import rooms as room_previews
+from handlers.privacy import buttons as privacy_buttons
 from handlers.rooms import buttons as room_buttons
 from handlers.rooms import command as room_command
 from handlers.services import Services
@@ -38,4 +39,5 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     desk_command.register(app, services)
     desk_buttons.register(app, services)
     desk_home.register(app, services)
+    privacy_buttons.register(app, services)
     uninstall.register(app, services)

@@ -15,6 +15,7 @@ from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
+from clients.person_erasure import PersonalData
 from clients.rooms.user_rooms import UserRooms
 from handlers.blocks import Message
 from handlers.workspace_access import Workspaces
@@ -71,6 +72,8 @@ class Services:
     # who watches which démarches (`/dossier watch`), and how often they are read (DS_WATCH_SECONDS)
     watches: Watches
     watch_seconds: int
+    # what the bot keeps of each person, for them to see and erase (`/room forget me`)
+    personal: PersonalData
     home: Home = field(default_factory=Home)
     # the dossier service's side, when a dossier-service token is configured (the digest job)
     digests: Dossiers | None = None

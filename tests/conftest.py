@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ from tests.slack_requests import (
 #: Copies of the outside world's published files (schemas, manifest schema, OpenAPI): tests/data/README.md
 ROOT = Path(__file__).resolve().parents[1]  # the repository
 DATA = ROOT / "tests" / "data"
+#: The version pyproject.toml gives the package: what --version, check, /healthz and serve say
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
 class Swappable:

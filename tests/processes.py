@@ -71,6 +71,22 @@ class Silent:
         self.sock.close()
 
 
+def python_children(pid: int) -> list[int]:
+    """The children of `pid` that run this interpreter: serve's helpers, not its embedded
+    redis-server. Told apart by executable, never by a word of the command line (a clone in a
+    folder named `roombot` puts "bot" in redis-server's path)."""
+    interpreter = os.path.realpath(sys.executable)
+    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    found = []
+    for child in children:
+        try:
+            if os.readlink(f"/proc/{child}/exe") == interpreter:
+                found.append(child)
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
 def processes_under(folder: Path) -> list[str]:
     """Processes (other than this one) that run in `folder` or name it on their command line: pid
     and command."""

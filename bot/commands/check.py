@@ -97,6 +97,17 @@ async def log_failures(settings: Settings, redis: aioredis.Redis) -> None:
             log.warning("start-up check: %s", result.line())
 
 
+#: the room service's address in .env.example: copied as it is, it is no service (not "the network")
+EXAMPLE_MEET_HOST = "visio.example.gouv.fr"
+
+
+def _example_address(settings: Settings) -> str | None:
+    if advice.host_of(settings.meet_api_url) != EXAMPLE_MEET_HOST:
+        return None
+    return (f"MEET_API_URL is still .env.example's address ({EXAMPLE_MEET_HOST}): set your room service's, ending "
+            "in /external-api/v1.0")
+
+
 def _unset(settings: Settings, *names: str) -> str:
     return unset_line(settings.missing(*names))
 
@@ -200,8 +211,11 @@ async def _installed(client: AsyncWebClient, installation: Installation, setting
 
 async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis) -> Result:
     needed = ("meet_api_url", "meet_client_id", "meet_client_secret")
+    example = _example_address(settings)
     if settings.missing(*needed):
-        return Result("room service", False, _unset(settings, *needed))
+        return Result("room service", False, _unset(settings, *needed) + (f"; {example}" if example else ""))
+    if example:
+        return Result("room service", False, example)
     rooms = room_service(settings)
     try:
         await rooms.check_credentials()

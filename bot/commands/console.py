@@ -15,9 +15,11 @@ import contextlib
 import datetime as dt
 import json
 import secrets
+import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, TextIO
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
@@ -32,22 +34,68 @@ from bot.serving.slack_app import Runtime, running
 from handlers.i18n import LANGUAGES, text
 
 QUIT = {"quit", "exit", "/quit", "/exit"}
+_YES = {"y", "yes", "o", "oui"}
+_NO = {"n", "no", "non"}
+
+
+class Interrupted(Exception):
+    """Ctrl-C (SIGINT) while the shell waited for a line, or while the bot worked."""
 
 
 class Lines:
-    """Standard input, line by line, with a prompt when a person types at a terminal."""
+    """Standard input, line by line, with a prompt when a person types at a terminal.
+
+    A thread of its own reads the lines (a daemon: a read still waiting when the shell ends holds
+    nothing back), so that Ctrl-C answers at once: `ask` raises `Interrupted`. At a terminal,
+    Ctrl-D ends one answer (a window is cancelled) and the shell reads on; elsewhere the end of
+    input is the end."""
 
     def __init__(self, stdin: TextIO, out: TextIO) -> None:
         self._in, self._out = stdin, out
         self._prompt = stdin.isatty()
+        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._interrupted = asyncio.Event()
+        self._reader: threading.Thread | None = None
+        self._ended = False
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            while True:
+                line = self._in.readline()
+                loop.call_soon_threadsafe(self._lines.put_nowait, line.rstrip("\n") if line else None)
+                if not line and not self._prompt:
+                    return
+
+        self._reader = threading.Thread(target=read, name="shell-input", daemon=True)
+        self._reader.start()
+
+    def interrupt(self) -> None:
+        self._interrupted.set()
 
     async def ask(self, prompt: str = "> ") -> str | None:
-        """The next line without its end, or None at the end of input."""
+        """The next line without its end, or None at the end of input (or Ctrl-D at a terminal)."""
+        if self._reader is None:
+            self.start()
         if self._prompt:
             self._out.write(prompt)
             self._out.flush()
-        line = await asyncio.to_thread(self._in.readline)
-        return line.rstrip("\n") if line else None
+        if self._ended:
+            return None
+        got = asyncio.ensure_future(self._lines.get())
+        stop = asyncio.ensure_future(self._interrupted.wait())
+        await asyncio.wait((got, stop), return_when=asyncio.FIRST_COMPLETED)
+        if stop.done():
+            got.cancel()
+            self._interrupted.clear()
+            if self._prompt:
+                self._out.write("\n")  # past the ^C the terminal echoed
+            raise Interrupted
+        stop.cancel()
+        line = got.result()
+        self._ended = line is None and not self._prompt  # a pipe's end is for good, a terminal's Ctrl-D for one answer
+        return line
 
 
 class Shell:
@@ -63,11 +111,19 @@ class Shell:
         if demo:
             self.say("shell.demo_banner")
         self.say("shell.banner", email=self._me.email, channel=self._slack.directory.where(self._slack.directory.home, ""))
-        while (line := await self._lines.ask()) is not None:
-            line = line.strip()
-            if line.lower() in QUIT:
-                break
-            await self.handle(line)
+        while True:
+            try:
+                line = await self._lines.ask()
+            except Interrupted:
+                self.say("shell.left")
+                return
+            if line is None or line.strip().lower() in QUIT:
+                return
+            try:
+                await self.handle(line.strip())
+            except Interrupted:  # in a window or a menu: it is cancelled, and the shell goes on
+                self._slack.modals.clear()
+                self.say("shell.cancelled")
 
     async def handle(self, line: str) -> None:
         if line.startswith("/"):
@@ -88,6 +144,9 @@ class Shell:
     async def _use(self, control: Control) -> None:
         if control.url:
             self.say("shell.open", url=control.url)
+            return
+        if control.confirm is not None and not await self._confirmed(control.confirm):
+            self.say("shell.not_confirmed")
             return
         action: dict[str, Any] = {"action_id": control.action_id, "block_id": control.block_id, "type": control.kind}
         if control.kind == "static_select":
@@ -119,10 +178,29 @@ class Shell:
         while self._slack.modals:
             await self._fill(self._slack.modals.pop(0))
 
+    async def _confirmed(self, confirm: dict[str, Any]) -> bool:
+        """Slack's confirm dialog: its title and text, then its two buttons as a yes or no."""
+        words = {part: self._slack.read(str((confirm.get(part) or {}).get("text", ""))) for part in ("title", "text", "confirm", "deny")}
+        self._out.write(f"--- {words['title']}\n{words['text']}\n")
+        self.say("shell.confirm", confirm=words["confirm"] or "yes", deny=words["deny"] or "no")
+        while (line := await self._lines.ask("  > ")) is not None:
+            answer = line.strip().lower()
+            if answer in _YES or answer == words["confirm"].lower():
+                return True
+            if answer in _NO or answer == words["deny"].lower() or not answer:
+                return False
+            self.say("shell.not_understood")
+        return False
+
     async def _fill(self, view: dict[str, Any]) -> None:
-        """Asks each field of the modal, submits it, and asks again what the bot refused."""
+        """Shows the window's text, asks each field, submits it, and asks again what the bot refused."""
         title = self._slack.read((view.get("title") or {}).get("text", ""))
         self._out.write(f"--- {title}\n")
+        for block in view.get("blocks") or []:
+            if block.get("type") != "input":
+                for line in self._slack.block_lines(block, view.get("id")):
+                    self._out.write(line + "\n")
+        self.say("shell.window_keys")
         errors: dict[str, str] = {}
         values: dict[str, dict[str, Any]] = {}
         while True:
@@ -132,8 +210,9 @@ class Shell:
                 if block.get("block_id") in errors:
                     self._out.write(f"! {errors[block['block_id']]}\n")
                 answer = await self._field(block)
-                if answer is None:
-                    return  # the input ended: the modal is left unsent, as a closed one
+                if answer is None:  # Ctrl-D, or the input ended: the window is left unsent, as a closed one
+                    self.say("shell.cancelled")
+                    return
                 values.pop(block["block_id"], None)
                 if answer:
                     values[block["block_id"]] = {block["element"]["action_id"]: answer}
@@ -240,8 +319,25 @@ async def run_shell(settings: Settings, *, email: str, lang: str, demo: bool = F
             "slack_app_token": None, "slack_api_url": f"{base}/api/", "default_language": lang,
         })
         async with running(local, "shell") as runtime:
-            await Shell(runtime, console, Lines(stdin, stdout), base, stdout).run(demo=demo)
+            lines = Lines(stdin, stdout)
+            with _ctrl_c(lines):
+                await Shell(runtime, console, lines, base, stdout).run(demo=demo)
     return 0
+
+
+@contextlib.contextmanager
+def _ctrl_c(lines: Lines) -> Iterator[None]:
+    """Ctrl-C interrupts what the shell waits for instead of ending the process with a traceback
+    (only the main thread can take a signal: a shell run elsewhere, in a test, keeps Python's)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, lines.interrupt)
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 @contextlib.asynccontextmanager

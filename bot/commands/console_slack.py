@@ -152,6 +152,7 @@ class Control:
     url: str | None = None
     options: tuple[tuple[str, str], ...] = ()  # (label, value) of a menu
     view_id: str | None = None  # the view it sits in (Home, a modal), None in a message
+    confirm: dict[str, Any] | None = None  # Slack's confirm dialog, asked before it is used
 
 
 class ConsoleSlack:
@@ -269,10 +270,11 @@ class ConsoleSlack:
         if not blocks and message.get("text"):
             lines.append(self.read(str(message["text"])))
         for block in blocks:
-            lines += self._block(block, view_id)
+            lines += self.block_lines(block, view_id)
         self._write("\n".join(line for line in lines if line))
 
-    def _block(self, block: dict[str, Any], view_id: str | None) -> list[str]:
+    def block_lines(self, block: dict[str, Any], view_id: str | None) -> list[str]:
+        """One block as a person reads it; its buttons and menus numbered."""
         kind = block.get("type")
         if kind == "header":
             return [f"== {self.read(block['text']['text'])} =="]
@@ -296,10 +298,12 @@ class ConsoleSlack:
         label = self.read(str((element.get("text") or element.get("placeholder") or {}).get("text", kind)))
         if kind == "button":
             control = Control(str(element.get("action_id")), str(block.get("block_id", "")), kind,
-                              value=str(element.get("value", "")), url=element.get("url"), view_id=view_id)
+                              value=str(element.get("value", "")), url=element.get("url"), view_id=view_id,
+                              confirm=element.get("confirm"))
         elif kind == "static_select":
             options = tuple((self.read(o["text"]["text"]), str(o["value"])) for o in element.get("options") or [])
-            control = Control(str(element.get("action_id")), str(block.get("block_id", "")), kind, options=options, view_id=view_id)
+            control = Control(str(element.get("action_id")), str(block.get("block_id", "")), kind, options=options,
+                              view_id=view_id, confirm=element.get("confirm"))
             label += " ▾"
         else:
             return f"[{label}]"

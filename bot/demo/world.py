@@ -1,8 +1,9 @@
 """The demo's world: the three stand-ins on loopback, with what the README and the user guide's
 examples need — the person's room-service account, démarche n° 12345 (two groups, a few hundred
-dossiers, some late, some with a "silence vaut accord" date, dossier n° 12345 among them with a
+dossiers, some late, some with a "silence vaut accord" date, dossier n° 24680 among them with a
 message from its applicant) and démarche n° 678, both administered and instructed by the person,
-and an inference model that answers. Nothing leaves the machine."""
+and an inference model that answers. Dossier numbers are the service's own, apart from démarche
+numbers (n° 20001 and on), as on the real service: no number names both. Nothing leaves the machine."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from bot.demo.ds import FakeDS, load_schema
 from bot.demo.loopback import LoopbackServer
 from bot.demo.meet import FakeMeet
 
-DEMARCHE, OTHER, DOSSIER = 12345, 678, 12345
+DEMARCHE, OTHER, DOSSIER = 12345, 678, 24680
+#: the first dossier's number: past every démarche's, so that no number names both
+FIRST_DOSSIER = 20001
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ def _demarches(ds: FakeDS, email: str) -> None:
                                groups={1: ("Nord", [email]), 2: ("Sud", [email, "sud@example.gouv.fr"])})
     ds.add_demarche(OTHER, "Subventions vélo (démo)", admins=(email,), groups={1: ("Tous", [email])})
     rng = random.Random(DEMARCHE)
+    ds._next_id = FIRST_DOSSIER
     states = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
     for index in range(240):
         ds.now = now - dt.timedelta(days=40) + dt.timedelta(minutes=index * 240)
@@ -68,7 +72,7 @@ def _demarches(ds: FakeDS, email: str) -> None:
         ds.deposit(DEMARCHE, rng.choices(states, weights=(4, 3, 2, 1, 1))[0], group=1 + index % 2, sva=sva)
     for _ in range(30):
         ds.deposit(OTHER, rng.choice(states[:2]))
-    ds._next_id = DOSSIER  # the dossier the user guide looks up: `/dossier 12345`
+    ds._next_id = DOSSIER  # the dossier the README looks up: `/dossier 24680`
     ds.now = now - dt.timedelta(days=2)
     found = ds.deposit(DEMARCHE, "en_instruction", group=1)
     ds.acts.write(demarche, found, found.usager, "Bonjour, voici la pièce demandée.")

@@ -35,6 +35,7 @@ from bot.serving.processes import HELPER, beat, start_helper, stop_helpers, supe
 from bot.serving.scheduler import run_daily, run_due, run_subscriptions
 from bot.serving.slack_app import Runtime, running
 from bot.serving.slack_endpoint import SlackEndpoint
+from bot.version import version
 from clients.inference.key_store import KeyStore
 
 if TYPE_CHECKING:
@@ -69,8 +70,8 @@ def watch_routes(runtime: Runtime, socket_mode: SocketMode | None = None) -> lis
 
     async def healthz(request: Request) -> Response:
         if await redis_reachable(runtime.redis):
-            return JSONResponse({"status": "ok"})
-        return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
+            return JSONResponse({"status": "ok", "version": version()})
+        return JSONResponse({"status": "unavailable", "redis": "unreachable", "version": version()}, status_code=503)
 
     async def readyz(request: Request) -> Response:
         if not await redis_reachable(runtime.redis):

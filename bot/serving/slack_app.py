@@ -37,6 +37,7 @@ from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
 from clients.once import Once
+from clients.person_erasure import PersonalData
 from clients.redis_keys import application_tag
 from clients.rooms.directory import RoomDirectory
 from clients.rooms.levels import RoomLevels
@@ -117,6 +118,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         views=JsonCache(redis, "view-origin", VIEW_SECONDS),
         watches=Watches(redis),
         watch_seconds=settings.ds_watch_seconds,
+        personal=PersonalData(redis),
         digests=digests,
         dossier_site=_origin(str(settings.ds_api_url)),
     )

@@ -21,7 +21,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from clients.dossiers.errors import EndlessWalk, Unreadable
-from clients.dossiers.models import Page
+from clients.dossiers.models import Dossier, Page
 from clients.dossiers.records import Counted, Needs, Tally, encode
 from clients.dossiers.source import DossierSource
 from clients.redis_keys import key
@@ -122,6 +122,16 @@ class DossierCounter:
 
     async def forget(self, demarche: int) -> None:
         await forget_records(self._redis, demarche)
+
+    async def counted(self, demarche: int) -> bool:
+        """Whether a count kept the démarche's records (empty ones too: a démarche with no dossier)."""
+        return await self._meta(demarche) is not None
+
+    async def note(self, demarche: int, node: Dossier) -> None:
+        """A dossier as an act left it, into the kept records when the démarche is counted: Home, the
+        digest's to-do and the next count agree at once, not after the next walk."""
+        if await self._redis.exists(_states(demarche)):
+            await self._redis.hset(_states(demarche), str(node.number), encode(node))
 
     async def _full(self, demarche: int, since: dt.datetime | None, progress: Progress | None) -> DemarcheCounts:
         fresh = _states(demarche) + ":new"

@@ -90,6 +90,11 @@ class UserRooms:
         self.levels = levels
         self.site = site
 
+    @property
+    def application(self) -> str:
+        """The room-service application's tag: the bot's tokens and caches for people carry it."""
+        return self._application
+
     async def list(self, email: str, page: int = 1) -> RoomPage:
         rooms = await self._as(email, "rooms:list", lambda token: self._service.list_rooms(token, page))
         await self.directory.remember(rooms.results)

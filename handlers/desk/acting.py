@@ -132,7 +132,7 @@ async def perform(services: Services, client: AsyncWebClient, asker: Asker, emai
             raise
         outcome = "ok"
         fresh = Seen(after, seen.instructeur_id, seen.administrator) if after is not None else await _again(account, asked.number, email)
-        return await _done(services, client, asker, email, lang, asked, card, fresh, holder)
+        return await _done(services, client, account, asker, email, lang, asked, card, fresh, holder)
     except errors.WrongState as error:
         fresh = await _again(account, asked.number, email)
         said = await _moved(services, asker, lang, fresh.card if fresh else None, number=asked.number, state=str(error))
@@ -145,9 +145,12 @@ async def perform(services: Services, client: AsyncWebClient, asker: Asker, emai
         log.info("dossier act: by %s, dossier %d, %s: %s", asker.user_id, asked.number, asked.act.name.lower(), outcome)
 
 
-async def _done(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, asked: Asked,
-                card: DossierCard, fresh: Seen | None, holder: str) -> Outcome:
-    """The act done: who did it noted for whoever comes next, the dossier free again, the person told."""
+async def _done(services: Services, client: AsyncWebClient, account: DossierAccount, asker: Asker, email: str, lang: str,
+                asked: Asked, card: DossierCard, fresh: Seen | None, holder: str) -> Outcome:
+    """The act done: who did it noted for whoever comes next, the dossier free again, the kept counts
+    told (one set of numbers: Home and the to-do see the act at once), the person told."""
+    if fresh is not None and fresh.card.demarche is not None:
+        await account.counter.note(fresh.card.demarche.number, fresh.card)
     if asked.act in LEADS_TO:
         await services.once.note("dossier-done", asker.team_id, str(card.number), value=f"{asker.user_id}|{asked.act.name}",
                                  ttl=DONE_SECONDS)
@@ -164,7 +167,7 @@ async def _unknown(services: Services, client: AsyncWebClient, account: DossierA
     card = seen.card
     fresh = await _again(account, asked.number, email)
     if fresh is not None and _shows(asked, card, fresh.card, email):
-        return "ok", await _done(services, client, asker, email, lang, asked, card, fresh, holder)
+        return "ok", await _done(services, client, account, asker, email, lang, asked, card, fresh, holder)
     if fresh is not None and error.answered:
         await _release(services, asker, asked, card.number, holder)
         return "failed", Outcome(card_message(lang, fresh, email, _site(services)), plain(text(lang, "desk.not_done", number=card.number)))

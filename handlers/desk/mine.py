@@ -93,6 +93,8 @@ async def _needs(services: Services, account: DossierAccount, number: int, email
     if not mine and not membership.administrator(email):
         return None  # rights that ended: nothing of it is theirs now
     groups = mine or None  # an administrator with no group: the whole démarche
+    if not await account.counter.counted(number):  # no count kept: "nothing needs doing" would be a guess
+        return text(lang, "desk.home.not_counted", title=membership.title, number=number), []
     needs = needing(await account.counter.records(number), dt.datetime.now(dt.UTC), late_days, groups)
     waiting = sorted(n for n, group in (await services.watches.unanswered(account.name, number)).items()
                      if groups is None or group in groups)

@@ -50,7 +50,9 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
         return plain(text(lang, "desk.no_token"))
     if not await services.once.within("dossier-watch", asker.team_id, asker.user_id, most=WATCH_CHANGES_PER_HOUR, ttl=3600):
         return plain(text(lang, "desk.watch_too_often", most=WATCH_CHANGES_PER_HOUR))
-    asked = numbers or tuple(dict.fromkeys(n for sub in await services.digests.subscriptions.all(asker.team_id) for n in sub.demarches))
+    # with no number: those the person watches already (kept, not dropped), and the digests' own
+    followed = [n for sub in await services.digests.subscriptions.all(asker.team_id) for n in sub.demarches]
+    asked = numbers or tuple(dict.fromkeys([*(await services.watches.of(asker.team_id, asker.user_id) or ()), *followed]))
     kept: list[int] = []
     refused: list[int] = []
     for number in asked[:MOST_WATCHED]:

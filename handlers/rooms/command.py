@@ -1,4 +1,4 @@
-"""`/room new|list|show|help`: ack at once, then act for the person and answer privately."""
+"""`/room new|list|show|help|forget me`: ack at once, then act for the person and answer privately."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from handlers.core import when
 from handlers.core.creation import create_and_invite
 from handlers.core.numbers import typed_number
 from handlers.core.planning import plan_room
+from handlers.core.privacy import kept_message
 from handlers.core.room_messages import help_message, room_list_message, room_message
 from handlers.core.room_refs import read_room_ref
 from handlers.core.sharing_messages import MAX_PEOPLE
@@ -52,10 +53,15 @@ class Help:
     params: dict[str, str] = field(default_factory=dict[str, Any])
 
 
-Request = New | List | Show | Help
+@dataclass(frozen=True)
+class Forget:
+    """`/room forget me`: what the bot keeps about the person, and a button that erases it."""
 
 
-VERBS = ("new", "list", "show", "help")
+Request = New | List | Show | Help | Forget
+
+
+VERBS = ("new", "list", "show", "help", "forget")
 _PERSON = re.compile(r"<@([UW][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 
@@ -80,6 +86,8 @@ def parse(command_text: str) -> Request:
         return parse_room_ref(args[0])
     if verb == "help" and not args:
         return Help()
+    if verb == "forget" and len(args) == 1 and args[0].lower() in typed("typed.me"):
+        return Forget()
     meant = corrected("/room", command_text, VERBS) if verb not in VERBS else None
     if meant:
         return Help("usage.unknown_meant", {"words": quoted(command_text.strip()), "command": quoted(meant)})
@@ -141,6 +149,8 @@ def register(app: AsyncApp, services: Services) -> None:
             if isinstance(request, New):
                 return await create_and_invite(services, client, asker, email, lang, level=request.level,
                                                people=request.people, channel=request.channel)
+            if isinstance(request, Forget):
+                return await kept_message(services, asker, email, lang)
             return await answer(services, request, email, lang)
 
         await reply_for(services, client, respond, asker, name=type(request).__name__.lower(), work=work,

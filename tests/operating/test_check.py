@@ -15,7 +15,7 @@ from bot.demo.albert import BOOTSTRAP, FakeAlbert
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from bot.scopes import REQUIRED_SCOPES
-from tests.conftest import bot_env
+from tests.conftest import ROOT, VERSION, bot_env
 from tests.fakes.slack import FakeSlack
 
 
@@ -38,7 +38,8 @@ def configured(monkeypatch, tmp_path, redis_url, redis, meet: FakeMeet, slack: F
 
 def check(capsys, *args: str) -> tuple[int, list[str]]:
     code = main(["check", *args])
-    lines = capsys.readouterr().out.strip().splitlines()
+    version, *lines = capsys.readouterr().out.strip().splitlines()
+    assert version == f"roombot {VERSION}"  # which notes of CHANGELOG.md apply
     for line in lines:  # words for the operator, never the name of an exception class
         assert not re.search(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b", line), line
     return code, lines
@@ -316,3 +317,26 @@ async def test_check_as_a_person_learns_where_people_sign_in(configured, capsys,
     assert code == 0
     site = RoomSite(redis, application_tag(meet.app_config.client_id), "http://the-api-origin")
     assert await site.origin() == "https://visio.example.gouv.fr"  # before any room link reached Slack
+
+
+def test_the_example_address_copied_from_env_example_is_named_not_the_network(configured, capsys, monkeypatch):
+    """After `cp .env.example .env` and the application's id and secret filled in."""
+    [example] = [line.split("=", 1)[1] for line in (ROOT / ".env.example").read_text().splitlines()
+                 if line.startswith("MEET_API_URL=")]
+    monkeypatch.setenv("MEET_API_URL", example)
+    code, lines = check(capsys)
+    room = part(lines, "room service")
+    assert code == 1 and "MEET_API_URL is still .env.example's address (visio.example.gouv.fr)" in room, room
+    assert "network" not in room
+
+
+def test_check_makes_no_data_folder_where_it_is_run(configured, capsys, monkeypatch, tmp_path):
+    """No Redis configured and nothing kept yet: its embedded Redis lives in a temporary folder."""
+    monkeypatch.delenv("REDIS_URL")
+    monkeypatch.delenv("DATA_DIR")
+    here = tmp_path / "anywhere"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    _, lines = check(capsys)
+    assert part(lines, "Redis").startswith("✓ Redis: version"), lines
+    assert list(here.iterdir()) == []

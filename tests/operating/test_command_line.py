@@ -4,6 +4,7 @@ out of its answer unless LOG_LEVEL asks for it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from bot.cli import main
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
-from tests.conftest import bot_env
+from tests.conftest import VERSION, bot_env
 from tests.fakes.slack import FakeSlack
 from tests.processes import ROOT, free_port
 
@@ -21,6 +22,13 @@ from tests.processes import ROOT, free_port
 def run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bot", *args], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT),
                           "PATH": "/usr/bin:/bin", "DATA_DIR": str(tmp_path / "data")}, capture_output=True, text=True, timeout=120)
+
+
+def test_version_is_the_packages_and_the_changelog_says_what_it_brings(tmp_path: Path) -> None:
+    done = run(tmp_path, {}, "--version")
+    assert done.returncode == 0 and done.stdout == f"roombot {VERSION}\n", done
+    newest = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert newest is not None and newest[1] == VERSION  # an operator upgrading finds its notes
 
 
 @pytest.mark.parametrize("command", ["serve", "digest", "check", "shell", "keys"])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pty
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -184,7 +187,7 @@ async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env
 
 def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     """`shell --demo` on a machine with nothing configured, as a new operator tries it first."""
-    typed = "\n".join(["/room new restricted @bob #projet", "/digest subscribe 12345 at 08:30", "/digest now", "/dossier 12345",
+    typed = "\n".join(["/room new restricted @bob #projet", "/digest subscribe 12345 at 08:30", "/digest now", "/dossier 24680",
                        "7", "C'est accepté.", "/dossier watch 678", "home", "quit"]) + "\n"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"], input=typed, cwd=tmp_path,
@@ -195,6 +198,90 @@ def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     assert "== Your video room is ready ==" in out and "Sent to @bob." in out and "Invitation posted in #projet." in out
     assert "Aides aux associations (démo) · n° 12345" in out
     assert "Today's digest is posted here." in out
-    assert "Dossier n° 12345 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 12345" in out
+    assert "Dossier n° 24680 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 24680" in out
     assert "You are watching n° 678" in out and "My dossiers" in out
     assert not (tmp_path / "var").exists()  # nothing kept: the demo's Redis lived in a folder of its own
+
+
+def test_a_buttons_confirm_dialog_is_asked_before_it_acts(operator_env, monkeypatch, capsys, redis_url, meet: FakeMeet):
+    """As Slack does: the dialog's title and text, then its two buttons as y or n; n does nothing."""
+    out = shell(monkeypatch, capsys, "/room new\n/room forget me\n4\nn\n/room forget me\n5\ny\n", "--lang", "en")
+    asked = out.index("--- Erase what the bot keeps?\nYour profile's copy, your token")
+    assert "Type y for “Erase”, n (or Enter) for “Keep”." in out[asked:]
+    refused, erased = out.index("Not done.", asked), out.index("Erased.", asked)
+    assert refused < out.index("A room-service token in your name", refused) < erased  # n kept it all
+    assert out.count("--- Erase what the bot keeps?") == 2
+
+
+def test_a_windows_text_is_shown_before_its_fields(monkeypatch, capsys, restore_logging):
+    monkeypatch.setattr("sys.stdin", io.StringIO("/dossier 24680\n1\n\n"))
+    assert main(["shell", "--demo", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    window = out.index("--- Accept the dossier\n")
+    assert out.index("will be accepted, in your name.", window) < out.index("Motivation (type the text)", window)
+    assert "The applicant will be e-mailed with this decision" in out[window:]
+    assert "(Ctrl-D or Ctrl-C cancels this window)" in out[window:]
+
+
+def test_ctrl_c_cancels_a_window_then_leaves_the_shell_in_one_line(tmp_path):
+    """At a terminal, as a person presses Ctrl-C (the terminal sends SIGINT): at a window's field the
+    window goes, nothing sent; at the prompt the shell ends, without a traceback."""
+    leader, follower = pty.openpty()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    process = subprocess.Popen([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"],
+                               stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=env)
+    os.close(follower)
+    seen = b""
+
+    def read_until(wanted: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 30
+        while wanted not in seen:
+            assert time.monotonic() < deadline and process.poll() is None, seen.decode(errors="replace")
+            seen += os.read(leader, 4096)
+
+    try:
+        read_until(b"\r\n> ")
+        os.write(leader, b"/room new\n")
+        read_until(b"[2] Send by direct message")
+        os.write(leader, b"2\n")
+        read_until(b"cancels this window)")
+        read_until(b"  > ")
+        process.send_signal(signal.SIGINT)
+        read_until(b"Cancelled: nothing was sent.")
+        read_until(b"\r\n> ")
+        process.send_signal(signal.SIGINT)
+        read_until(b"Left (Ctrl-C).")
+        assert process.wait(timeout=30) == 0
+        with contextlib.suppress(OSError):  # what is left to read, until the terminal closes
+            while chunk := os.read(leader, 4096):
+                seen += chunk
+        assert b"Traceback" not in seen and b"direct message to" not in seen, seen.decode(errors="replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(leader)
+
+
+def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, restore_logging):
+    """Démarche and dossier numbers apart; `/dossier watch` alone knows what is watched; Home, the
+    digest and its to-do list count the same late dossiers, before and after an act."""
+    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] privacy
+             "/digest subscribe 12345", "/digest now", "5",  # [5] Show them: the list's 25 buttons are [6]–[30]
+             "/dossier 20007", "31", "",  # a late dossier under review: [31] Accept, no motivation
+             "5", "home"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed) + "\n"))
+    assert main(["shell", "--demo", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("You are watching n° 12345") == 2 and "I know no démarche" not in out
+    first_home = out[out.index("== My dossiers =="):out.index("/digest subscribe 12345 in a channel")]
+    assert "not counted yet" in first_home and "Nothing needs doing" not in out
+    digest = re.search(r"To do: (\d+) under construction for over 7 days .* · (\d+) under review for over 7 days", out)
+    assert digest is not None
+    late = int(digest[1]) + int(digest[2])
+    lists = re.findall(r"Waiting too long \((\d+)\)", out)
+    assert lists == [str(late), str(late - 1)], lists  # the act counted at once
+    assert "Dossier n° 20007 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 20007" in out
+    assert f"{late - 1} waiting too long" in out[out.rindex("== My dossiers =="):]
+    assert "Dossier n° 12345" not in out

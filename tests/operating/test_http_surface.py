@@ -12,7 +12,7 @@ from bot.demo.meet import FakeMeet
 from bot.serving.server import create_web_app
 from bot.serving.slack_app import build_app
 from clients.rooms.service import RoomService
-from tests.conftest import text_of
+from tests.conftest import VERSION, text_of
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import command_body, signed_headers
 
@@ -30,10 +30,11 @@ async def test_bad_signature_is_refused_and_nothing_happens(bot, slack: FakeSlac
 
 async def test_healthz_and_readyz_report_redis(bot, settings, meet: FakeMeet, tmp_path: Path):
     """Over HTTP, Slack comes to the bot: ready is alive with its Redis (Socket Mode adds Slack:
-    tests/operating/test_socket_mode.py)."""
-    for route in ("/healthz", "/readyz"):
-        healthy = await bot.http.get(route)
-        assert healthy.status_code == 200 and healthy.json() == {"status": "ok"}
+    tests/operating/test_socket_mode.py); liveness also says which version runs."""
+    healthy = await bot.http.get("/healthz")
+    assert healthy.status_code == 200 and healthy.json() == {"status": "ok", "version": VERSION}
+    ready = await bot.http.get("/readyz")
+    assert ready.status_code == 200 and ready.json() == {"status": "ok"}
 
     unreachable = aioredis.Redis.from_url(f"unix://{tmp_path}/no-redis.sock")
     rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,9 +21,9 @@ import pytest
 from bot.cli import main
 from bot.config import Settings
 from bot.demo.meet import FakeMeet
-from tests.conftest import ROOT, bot_env, eventually
+from tests.conftest import ROOT, VERSION, bot_env, eventually
 from tests.fakes.slack import FakeSlack
-from tests.processes import Silent, free_port, python_env, start_server
+from tests.processes import Silent, free_port, python_children, python_env, start_server
 from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
 
 
@@ -99,6 +101,8 @@ async def test_serve_logs_its_start_up_checks_once_it_serves(tmp_path: Path, mee
         process.wait(30)
     lines = [line for line in output.read_text().splitlines() if "start-up check" in line]
     assert len(lines) == 1 and "✗ Slack" in lines[0] and "links:write" in lines[0], lines
+    first = json.loads(output.read_text().splitlines()[0])  # which notes of CHANGELOG.md apply
+    assert first["message"] == f"roombot {VERSION}", first
 
 
 #: What `serve` needs, set: the malformed values are what is left to name.
@@ -171,11 +175,6 @@ def test_the_health_check_asks_where_serve_listens(served, host: str):
     assert elsewhere.returncode == 1 and elsewhere.stderr.startswith("unhealthy: ")
 
 
-def _serving_children(pid: int) -> list[int]:
-    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    return [child for child in children if "bot" in Path(f"/proc/{child}/cmdline").read_text()]
-
-
 def _running(pids: list[int]) -> list[int]:
     return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
@@ -187,7 +186,7 @@ async def test_serve_processes_share_the_port_answer_every_command_and_stop_toge
     env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), SERVE_PROCESSES="3")
     process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
     try:
-        helpers = _serving_children(process.pid)
+        helpers = python_children(process.pid)
         assert len(helpers) == 2
         for index in range(30):  # a connection each: the kernel spreads them over the three
             body = command_body("help", "U0ALICE", slack.response_url(f"r{index}"))
@@ -263,15 +262,16 @@ async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(t
 
 
 def redis_servers_of(folder: Path) -> list[int]:
-    """The pids of the redis-server processes whose data is under `folder`."""
+    """The pids of the redis-server processes (by executable) whose data is under `folder`."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdecimal():
             try:
+                executable = Path(os.readlink(entry / "exe")).name
                 line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if "redis-server" in line and str(folder) in line:
+            if executable == "redis-server" and str(folder) in line:
                 found.append(int(entry.name))
     return found
 
@@ -325,11 +325,11 @@ def test_a_helper_that_dies_or_freezes_is_logged_and_replaced(tmp_path: Path, me
     env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), SERVE_PROCESSES="2")
     process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
     try:
-        [helper] = _serving_children(process.pid)
+        [helper] = python_children(process.pid)
         os.kill(helper, how)
         deadline = time.monotonic() + 40
         while True:
-            now = [pid for pid in _serving_children(process.pid) if pid != helper]
+            now = [pid for pid in python_children(process.pid) if pid != helper]
             if now and helper not in _running([helper]):
                 break
             assert time.monotonic() < deadline, f"helper {helper} not replaced"
@@ -374,7 +374,36 @@ def test_a_data_dir_it_cannot_write_stops_serve_with_one_line(tmp_path: Path, me
     env = python_env(**bot_env(meet, slack), DATA_DIR=str(taken), HOST="127.0.0.1", PORT=str(free_port()))
     done = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    said = done.stderr.strip().splitlines()
+    version, *said = done.stderr.strip().splitlines()  # the log's first line, which names the version, then the error
+    assert json.loads(version)["message"] == f"roombot {VERSION}"
     assert len(said) == 1 and "Traceback" not in done.stderr, done.stderr
     assert said[0].startswith(f"roombot: configuration error: cannot write the embedded Redis's data in {taken}/redis")
     assert "mount a writable volume at DATA_DIR, or set REDIS_URL" in said[0]
+
+
+PARENT = """
+import subprocess, sys, time
+subprocess.Popen([sys.argv[1], "60"])  # a redis-server of a clone in a folder named roombot
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # a helper
+time.sleep(60)
+"""
+
+
+def test_serves_helpers_are_found_by_executable_whatever_folder_the_clone_is_in(tmp_path: Path) -> None:
+    """The README's test command, run in a clone at …/roombot/: the embedded redis-server's path
+    holds "bot", and it is not a helper (three tests counted it as one)."""
+    fake_redis = tmp_path / "roombot" / ".venv" / "bin" / "redis-server"
+    fake_redis.parent.mkdir(parents=True)
+    shutil.copy("/bin/sleep", fake_redis)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(fake_redis)], start_new_session=True)
+    try:
+        children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+        deadline = time.monotonic() + 30
+        while len(children.read_text().split()) < 2:
+            assert time.monotonic() < deadline, "the parent did not start its children"
+            time.sleep(0.05)
+        [helper] = python_children(parent.pid)
+        assert str(fake_redis) not in Path(f"/proc/{helper}/cmdline").read_text()
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
