@@ -24,7 +24,7 @@ from bot.demo.ds_data import FakeDemarche
 from tests.conftest import Bot
 from tests.desk.conftest import BOB, demarche, dossier
 from tests.digest.commands import digest
-from tests.fakes.slack import TEAM, FakeSlack
+from tests.fakes.slack import TEAM, FakeSlack, json_arg
 from tests.slack_requests import home_opened, new_trigger_id, send_event
 
 #: Slack's calls that carry blocks the bot drew, and where the blocks are in each
@@ -32,15 +32,6 @@ DRAWING = ("chat.postMessage", "chat.postEphemeral", "chat.update", "chat.schedu
            "views.push", "views.publish", "chat.unfurl")
 #: the elements Slack sends a block_actions for when they are used outside an input block
 MENUS = ("static_select", "overflow", "radio_buttons", "checkboxes", "multi_static_select")
-
-
-def _arg(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def surfaces(slack: FakeSlack) -> Iterator[dict[str, Any]]:
@@ -52,14 +43,14 @@ def surfaces(slack: FakeSlack) -> Iterator[dict[str, Any]]:
         if call.method not in DRAWING:
             continue
         if call.method.startswith("views."):
-            view = _arg(call.args.get("view")) or {}
+            view = json_arg(call.args.get("view")) or {}
             yield {"kind": "view", "blocks": view.get("blocks") or [], "view": view}
         elif call.method == "chat.unfurl":
-            for shown in (_arg(call.args.get("unfurls")) or {}).values():
+            for shown in (json_arg(call.args.get("unfurls")) or {}).values():
                 yield {"kind": "message", "blocks": shown.get("blocks") or []}
         else:
-            yield {"kind": "message", "blocks": _arg(call.args.get("blocks")) or []}
-            for attachment in _arg(call.args.get("attachments")) or []:
+            yield {"kind": "message", "blocks": json_arg(call.args.get("blocks")) or []}
+            for attachment in json_arg(call.args.get("attachments")) or []:
                 yield {"kind": "message", "blocks": attachment.get("blocks") or []}
 
 

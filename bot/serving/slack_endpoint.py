@@ -11,12 +11,15 @@ the log.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import Counter
+from urllib.parse import parse_qsl
 
 from slack_bolt.adapter.starlette.async_handler import to_async_bolt_request, to_starlette_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
@@ -59,7 +62,7 @@ class SlackEndpoint:
         if not self._signed(body, request):
             return self._refuse(401, "bad or stale signature")
         try:
-            bolt_request = to_async_bolt_request(request, body)
+            bolt_request = _as_sent(to_async_bolt_request(request, body))
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
             return self._refuse(400, "signed but unreadable body")
         if bolt_request.body.get("type") == "app_rate_limited":
@@ -89,6 +92,19 @@ class SlackEndpoint:
             log.warning("refused Slack-route requests in the last minute: %s", summary)
             self._refused.clear()
         return PlainTextResponse(why, status_code=status, headers={"Connection": "close"})
+
+
+def _as_sent(bolt_request: AsyncBoltRequest) -> AsyncBoltRequest:
+    """Bolt takes any form body with the word "payload" anywhere in it for an interaction's and reads
+    its `payload` field, missing from a command: `/room payload`, or a channel named so, got a 404 and
+    Slack's "app did not respond". Such a form is handed on as the fields it has, in JSON, which Bolt
+    (and its copies for later work) read as they are; the signature was checked on the bytes sent."""
+    if bolt_request.body or "payload" not in bolt_request.raw_body:
+        return bolt_request
+    fields = dict(parse_qsl(bolt_request.raw_body, keep_blank_values=True))
+    if "payload" in fields:
+        return bolt_request
+    return AsyncBoltRequest(body=json.dumps(fields), query=bolt_request.query, headers=bolt_request.headers)
 
 
 async def _read(request: Request) -> bytes:

@@ -261,11 +261,11 @@ class FakeSlack:
             return {"ok": False, "error": "missing_scope", "needed": needed, "provided": ",".join(sorted(self.scopes))}
         try:
             if method in ("chat.postMessage", "chat.postEphemeral", "chat.update", "chat.scheduleMessage") and "blocks" in args:
-                check_blocks(_json_arg(args["blocks"]), "message")
+                check_blocks(json_arg(args["blocks"]), "message")
             if method.startswith("views."):
-                check_view(_json_arg(args.get("view")))
+                check_view(json_arg(args.get("view")))
             if method == "chat.unfurl":
-                check_unfurls(_json_arg(args.get("unfurls")))
+                check_unfurls(json_arg(args.get("unfurls")))
         except Invalid as error:
             return {"ok": False, "error": "invalid_blocks", "response_metadata": {"messages": [f"[ERROR] {error}"]}}
         if len(str(args.get("text", ""))) > 40_000:
@@ -551,7 +551,7 @@ class FakeSlack:
         return {"ok": True, "user": user}
 
 
-def _json_arg(value: Any) -> Any:
+def json_arg(value: Any) -> Any:
     """An argument sent as JSON text (form-encoded calls) or as JSON itself."""
     if isinstance(value, str):
         try:

@@ -122,33 +122,51 @@ def test_digest_now_posts_its_text_and_chart_in_the_console(operator_env, monkey
     assert "went wrong" not in out
 
 
+class Terminal:
+    """The shell in a real pseudo-terminal, read as a person reads the screen."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd) -> None:
+        self.leader, follower = pty.openpty()
+        self.process = subprocess.Popen([sys.executable, "-m", "bot", "shell", *args],
+                                        stdin=follower, stdout=follower, stderr=follower, cwd=cwd, env=env)
+        os.close(follower)
+        self.seen = b""
+
+    def read_until(self, wanted: bytes) -> None:
+        deadline = time.monotonic() + 30
+        while wanted not in self.seen:
+            assert time.monotonic() < deadline and self.process.poll() is None, self.seen.decode(errors="replace")
+            self.seen += os.read(self.leader, 4096)
+
+    def type(self, line: bytes) -> None:
+        os.write(self.leader, line)
+
+    def read_to_the_end(self) -> bytes:
+        with contextlib.suppress(OSError):  # what is left to read, until the terminal closes
+            while chunk := os.read(self.leader, 4096):
+                self.seen += chunk
+        return self.seen
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.leader)
+
+
 def test_at_a_terminal_the_shell_prompts(operator_env, tmp_path):
     """A real pseudo-terminal: the prompt shows, bold is bold, and `quit` ends the session."""
-    leader, follower = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    process = subprocess.Popen([sys.executable, "-m", "bot", "shell", "--as", "alice@example.gouv.fr", "--lang", "en"],
-                               stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=env)
-    os.close(follower)
-    seen = b""
-
-    def read_until(wanted: bytes) -> None:
-        nonlocal seen
-        deadline = time.monotonic() + 30
-        while wanted not in seen:
-            assert time.monotonic() < deadline and process.poll() is None, seen.decode(errors="replace")
-            seen += os.read(leader, 4096)
-
+    terminal = Terminal(["--as", "alice@example.gouv.fr", "--lang", "en"], env, tmp_path)
     try:
-        read_until(b"\r\n> ")
-        os.write(leader, b"/room help\n")
-        read_until(b"\x1b[1mNew video room\x1b[0m")
-        read_until(b"\r\n> ")
-        os.write(leader, b"quit\n")
-        assert process.wait(timeout=30) == 0
+        terminal.read_until(b"\r\n> ")
+        terminal.type(b"/room help\n")
+        terminal.read_until(b"\x1b[1mNew video room\x1b[0m")
+        terminal.read_until(b"\r\n> ")
+        terminal.type(b"quit\n")
+        assert terminal.process.wait(timeout=30) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-        os.close(leader)
+        terminal.close()
 
 
 def test_a_meeting_planned_from_the_console_shows_its_time_file_and_reminders(operator_env, monkeypatch, capsys, meet: FakeMeet):
@@ -226,42 +244,25 @@ def test_a_windows_text_is_shown_before_its_fields(monkeypatch, capsys, restore_
 def test_ctrl_c_cancels_a_window_then_leaves_the_shell_in_one_line(tmp_path):
     """At a terminal, as a person presses Ctrl-C (the terminal sends SIGINT): at a window's field the
     window goes, nothing sent; at the prompt the shell ends, without a traceback."""
-    leader, follower = pty.openpty()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    process = subprocess.Popen([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"],
-                               stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=env)
-    os.close(follower)
-    seen = b""
-
-    def read_until(wanted: bytes) -> None:
-        nonlocal seen
-        deadline = time.monotonic() + 30
-        while wanted not in seen:
-            assert time.monotonic() < deadline and process.poll() is None, seen.decode(errors="replace")
-            seen += os.read(leader, 4096)
-
+    terminal = Terminal(["--demo", "--lang", "en"], env, tmp_path)
     try:
-        read_until(b"\r\n> ")
-        os.write(leader, b"/room new\n")
-        read_until(b"[2] Send by direct message")
-        os.write(leader, b"2\n")
-        read_until(b"cancels this window)")
-        read_until(b"  > ")
-        process.send_signal(signal.SIGINT)
-        read_until(b"Cancelled: nothing was sent.")
-        read_until(b"\r\n> ")
-        process.send_signal(signal.SIGINT)
-        read_until(b"Left (Ctrl-C).")
-        assert process.wait(timeout=30) == 0
-        with contextlib.suppress(OSError):  # what is left to read, until the terminal closes
-            while chunk := os.read(leader, 4096):
-                seen += chunk
+        terminal.read_until(b"\r\n> ")
+        terminal.type(b"/room new\n")
+        terminal.read_until(b"[2] Send by direct message")
+        terminal.type(b"2\n")
+        terminal.read_until(b"cancels this window)")
+        terminal.read_until(b"  > ")
+        terminal.process.send_signal(signal.SIGINT)
+        terminal.read_until(b"Cancelled: nothing was sent.")
+        terminal.read_until(b"\r\n> ")
+        terminal.process.send_signal(signal.SIGINT)
+        terminal.read_until(b"Left (Ctrl-C).")
+        assert terminal.process.wait(timeout=30) == 0
+        seen = terminal.read_to_the_end()
         assert b"Traceback" not in seen and b"direct message to" not in seen, seen.decode(errors="replace")
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(leader)
+        terminal.close()
 
 
 def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, restore_logging):
