@@ -85,6 +85,10 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
             return f"{host} kept sending pages ({error.detail}); counting was stopped: check DS_API_URL"
         case dossier_errors.DossierServiceUnavailable():
             return f"the dossier service at {host} is unavailable ({error.detail}): try again later"
+        case dossier_errors.QueryTooCostly(operation=operation):
+            return (f"the dossier service refuses the bot's {operation} request as too costly ({error.detail}): "
+                    "nothing was read. No setting fixes it: it is a bug of the bot's, report it with this line "
+                    "(a GRAPHQL_MAX_COMPLEXITY raised on a service you run lets it through meanwhile)")
         case dossier_errors.QueryRejected():
             return f"the dossier service refused the bot's query ({error.detail}): check DS_API_URL"
         case dossier_errors.DemarcheNotFound():

@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync
+from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync, parse, validate
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bot.demo.ds_acts import Acts, ServerError, typed_id, wire
+from bot.demo.ds_cost import MAX_COMPLEXITY, refusal
 from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeGroup
 
 #: the service's schema (SDL, 2026-01-15, 225 types), shipped with the stand-in that runs on it
@@ -80,6 +81,8 @@ class FakeDS:
     queries: list[dict[str, Any]] = field(default_factory=list)
     read_only: set[str] = field(default_factory=set)  # tokens made "de lire uniquement"
     asked_with: list[str] = field(default_factory=list)  # the token of each query, in order
+    max_complexity: int = MAX_COMPLEXITY  # GRAPHQL_MAX_COMPLEXITY: a document scored over it is not run
+    _validated: dict[str, bool] = field(default_factory=dict)
     url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
@@ -284,6 +287,9 @@ class FakeDS:
         if self.timeouts > 0:
             self.timeouts -= 1
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
+        over = self._over_limits(body)
+        if over is not None:  # scored before anything runs: 200, no `data`, no code (graphql-ruby)
+            return JSONResponse({"errors": [{"message": over}]})
         result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
                               variable_values=body.get("variables"), operation_name=body.get("operationName"))
         if any(isinstance(error.original_error, ServerError) for error in result.errors or []):
@@ -292,6 +298,26 @@ class FakeDS:
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]
         return JSONResponse(payload)
+
+    def _valid(self, query: str) -> bool:
+        """Whether the document is valid on the schema (remembered: the bot sends a handful)."""
+        if query not in self._validated:
+            try:
+                self._validated[query] = not validate(self.schema, parse(query))
+            except GraphQLError:
+                self._validated[query] = False
+        return self._validated[query]
+
+    def _over_limits(self, body: dict[str, Any]) -> str | None:
+        """The service's words for a valid document over its depth or complexity, else None (an
+        invalid document gets the validation's own errors, as the service checks that first)."""
+        if not self._valid(str(body.get("query", ""))):
+            return None
+        try:
+            return refusal(self.schema, str(body.get("query", "")), body.get("variables"), body.get("operationName"),
+                           max_complexity=self.max_complexity)
+        except (GraphQLError, ValueError, KeyError, TypeError):
+            return None
 
 
 def _entered(dossier: FakeDossier, state: str, when: dt.datetime) -> None:

@@ -57,6 +57,16 @@ class QueryRejected(DossierServiceError):
     reason = "rejected"
 
 
+class QueryTooCostly(QueryRejected):
+    """`Query has complexity of N, which exceeds max complexity of M` (or depth): the service scored
+    the document over its limits and ran nothing (ds-graphql.md §10.2). A bug of the bot's document,
+    never retried: sending it again is refused again and spends the token's allowance."""
+
+    def __init__(self, detail: str, operation: str = "") -> None:
+        super().__init__(detail)
+        self.operation = operation
+
+
 class DossierServiceUnavailable(DossierServiceError):
     """5xx, network errors, repeated timeouts or rate limits: try again later."""
 

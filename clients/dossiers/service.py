@@ -157,7 +157,7 @@ class DossierService:
                 await self._policy.sleep(self._policy.backoff(attempt))
                 continue
             if problems:
-                raise _graphql_error(problems, codes)
+                raise _graphql_error(problems, codes, operation)
             return payload.get("data") or {}
         raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
 
@@ -217,8 +217,16 @@ def _json(response: httpx.Response) -> dict[str, Any]:
     return payload
 
 
-def _graphql_error(problems: list[dict[str, Any]], codes: set[Any]) -> errors.DossierServiceError:
+#: how graphql-ruby refuses a document it scored over the service's limits (no code, no `data`)
+_OVER_LIMIT = ("Query has complexity of", "Query has depth of", "This query is too large to execute")
+
+
+def _graphql_error(problems: list[dict[str, Any]], codes: set[Any], operation: str) -> errors.DossierServiceError:
     detail = "; ".join(str(problem.get("message", "")) for problem in problems)[:300]
+    if any(str(problem.get("message", "")).startswith(_OVER_LIMIT) for problem in problems):
+        log.error("the dossier service refuses the bot's %s document as too costly (%s): a bug of the bot's, not "
+                  "retried", operation, detail)
+        return errors.QueryTooCostly(detail, operation)
     if "not_found" in codes:
         return errors.DemarcheNotFound(detail)
     if "unauthorized" in codes:
