@@ -19,6 +19,8 @@ from clients.inference import errors as inference_errors
 from clients.rooms import errors as room_errors
 
 _ADD_NETWORK = re.compile(r"Add (\S+) to")
+_NEW_TOKEN = ("make a new token in the administrator profile, declare there every address the deployment leaves from "
+              "before its first call (else the first caller's address alone is allowed), and set DS_API_TOKEN")
 
 
 def host_of(url: object) -> str:
@@ -67,14 +69,20 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
     host = host_of(settings.ds_api_url)
     match error:
         case dossier_errors.TokenExpired():
-            return "DS_API_TOKEN has expired: make a new token in the administrator profile and set DS_API_TOKEN"
+            return ("DS_API_TOKEN has expired (the service knows it, so it is not revoked; it is refused from the day "
+                    f"after its expiry date): {_NEW_TOKEN}, for a year at most, and note its date (the service shows "
+                    "it in the profile only)")
         case dossier_errors.ForbiddenNetwork():
             found = _ADD_NETWORK.search(error.detail)
             address = f" ({found.group(1)})" if found else ""
-            return (f"the dossier service refuses this machine's address{address}: add it to the token's allowed "
-                    "networks in the administrator profile")
+            return (f"the dossier service refuses DS_API_TOKEN from this machine's address{address}: the token is valid "
+                    "but allows other networks only (a token made since July 2026 without declared networks is locked "
+                    "to the address of its first call). In the administrator profile, add to the token's networks "
+                    "every address the deployment leaves from (a cluster's pods may leave from several: each node or "
+                    "NAT address, IPv4 and IPv6), not this one alone")
         case dossier_errors.BadToken():
-            return "DS_API_TOKEN is refused (unknown or revoked): make a new token in the administrator profile"
+            return ("DS_API_TOKEN is unknown to the dossier service (revoked, mistyped or of an old version; an expired "
+                    f"token would be said so): {_NEW_TOKEN}")
         case dossier_errors.Redirected():
             return f"DS_API_URL is redirected ({error.detail}): set the API's own address, ending in /api/v2/graphql"
         case dossier_errors.DossierServiceUnreachable():

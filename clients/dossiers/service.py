@@ -177,10 +177,10 @@ class DossierService:
         if response.is_redirect:
             raise errors.Redirected(f"{status} to {response.headers.get('location')!r}; check DS_API_URL")
         if status == 401:
-            raise errors.TokenExpired(describe_error(response))
-        if status == 403:
-            detail = describe_error(response)
-            kind = errors.ForbiddenNetwork if "network" in detail.lower() else errors.BadToken
+            raise errors.TokenExpired(_said(response))
+        if status == 403:  # both have the code `forbidden`: the network's words start the same way every time
+            detail = _said(response)
+            kind = errors.ForbiddenNetwork if detail.startswith(_FORBIDDEN_NETWORK) else errors.BadToken
             raise kind(detail)
         if status == 429 or status >= 500:
             raise errors.DossierServiceUnavailable(describe_error(response))
@@ -206,6 +206,17 @@ class DossierService:
         return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
 
 
+def _said(response: httpx.Response) -> str:
+    """The controller's refusal (`{"errors": [{"message": …}], "data": null}`): its first message,
+    else whatever the body says."""
+    try:
+        payload = read_json(response)
+        message = payload["errors"][0]["message"]
+    except (UnreadableBody, KeyError, IndexError, TypeError):
+        return describe_error(response)
+    return str(message)[:300] if isinstance(message, str) else describe_error(response)
+
+
 def _json(response: httpx.Response) -> dict[str, Any]:
     try:
         payload = read_json(response)
@@ -217,6 +228,8 @@ def _json(response: httpx.Response) -> dict[str, Any]:
     return payload
 
 
+#: a valid token called from outside its networks (any other 403 is a token the service does not know)
+_FORBIDDEN_NETWORK = "Request issued from a forbidden network"
 #: how graphql-ruby refuses a document it scored over the service's limits (no code, no `data`)
 _OVER_LIMIT = ("Query has complexity of", "Query has depth of", "This query is too large to execute")
 

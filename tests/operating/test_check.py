@@ -190,7 +190,7 @@ def test_a_dossier_token_alone_is_proved_without_a_demarche(configured, capsys, 
     assert check(capsys)[0] == 0
     ds.token = "another-token"
     code, lines = check(capsys)
-    assert code == 1 and "DS_API_TOKEN is refused (unknown or revoked)" in part(lines, "dossier service")
+    assert code == 1 and "DS_API_TOKEN is unknown to the dossier service (revoked" in part(lines, "dossier service")
 
 
 def test_http_mode_without_a_signing_secret_fails_as_serve_would(configured, capsys, monkeypatch):
@@ -316,3 +316,39 @@ async def test_check_as_a_person_learns_where_people_sign_in(configured, capsys,
     assert code == 0
     site = RoomSite(redis, application_tag(meet.app_config.client_id), "http://the-api-origin")
     assert await site.origin() == "https://visio.example.gouv.fr"  # before any room link reached Slack
+
+
+@pytest.mark.parametrize(("refusal", "says", "never"), [
+    ("unknown", "DS_API_TOKEN is unknown to the dossier service (revoked, mistyped", "has expired"),
+    ("revoked", "DS_API_TOKEN is unknown to the dossier service (revoked, mistyped", "has expired"),
+    ("expired", "DS_API_TOKEN has expired (the service knows it, so it is not revoked", "unknown"),
+])
+def test_an_expired_token_is_told_apart_from_a_revoked_or_unknown_one(configured, capsys, monkeypatch, ds: FakeDS,
+                                                                        refusal, says, never):
+    import datetime as dt
+
+    if refusal == "unknown":
+        monkeypatch.setenv("DS_API_TOKEN", "a-token-nobody-made")
+    elif refusal == "revoked":
+        ds.revoked.add(ds.token)
+    else:
+        ds.expires_on = dt.date.today() - dt.timedelta(days=2)  # whatever the hour in Paris
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and line.startswith("✗") and says in line and never not in line, line
+    assert "declare there every address the deployment leaves from before its first call" in line
+
+
+def test_a_token_locked_to_the_network_of_its_first_call_is_told_apart_from_an_unknown_one(configured, capsys, ds: FakeDS):
+    """A token made since July 2026 without declared networks: the first pod to call locks it to its
+    address; the deployment's other pods, leaving from another address, are refused."""
+    ds.ip_filtering = True
+    ds.caller = "203.0.113.7"  # the first pod
+    assert check(capsys)[0] == 0
+    assert ds.networks == ["203.0.113.7/32"]
+    ds.caller = "198.51.100.9"  # another node of the cluster
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and "refuses DS_API_TOKEN from this machine's address (198.51.100.9/32)" in line
+    assert "locked to the address of its first call" in line and "every address the deployment leaves from" in line
+    assert "unknown" not in line and "expired" not in line
