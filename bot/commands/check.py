@@ -33,7 +33,7 @@ from bot.wiring import dossier_service, room_service
 from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
-from clients.inference.errors import InferenceError, KeyRejected
+from clients.inference.errors import InferenceError
 from clients.redis_keys import application_tag
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
@@ -296,19 +296,20 @@ async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:
                 return Result("inference service", False, f"no model {settings.albert_model!r} (it has {listed}): set ALBERT_MODEL")
             await ai.service.complete([{"role": "user", "content": "ok"}], max_tokens=1)
             await ai.service.list_keys(limit=1)  # the master key chats, but owns no keys: the bot could never rotate
-        except KeyRejected as error:
-            if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
-                return Result("inference service", False, f"the inference service refuses {tried} and ALBERT_API_KEY alike: "
-                                                          "the account itself is refused (expired or disabled): ask the "
-                                                          "gateway's administrators; no key of the bot's can fix it")
-            return Result("inference service", False, advice.inference(error, settings))
         except InferenceError as error:
             return Result("inference service", False, advice.inference(error, settings))
-        if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
-            return Result("inference service", True, f"{tried} works, but ALBERT_API_KEY itself is refused (revoked or "
-                                                     "expired): the bot has no fallback should its key be refused; set "
-                                                     "ALBERT_API_KEY to a working key of the account", warning=True)
-        if active is not None and active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
-            return Result("inference service", True, f"the bot's key {active.name} expires within {WARN_DAYS} days: "
-                                                     "run `python -m bot keys rotate`", warning=True)
-    return Result("inference service", True, f"{tried} accepted, model {settings.albert_model} answers")
+        buts = []  # each warning of the line, none hiding another
+        now_active = await ai.keys.active()
+        if active is not None and now_active is None:  # refused on the way, and the store fell back
+            tried = "ALBERT_API_KEY"
+            buts.append(f"the bot's key {active.name} was refused (revoked or expired): the bot now uses ALBERT_API_KEY; "
+                        "run `python -m bot keys rotate` for a key of its own")
+        elif now_active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
+            buts.append("ALBERT_API_KEY itself is refused (revoked or expired): the bot has no fallback should its key be "
+                        "refused; set ALBERT_API_KEY to a working key of the account")
+        if now_active is not None and now_active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
+            buts.append(f"the bot's key {now_active.name} expires within {WARN_DAYS} days: run `python -m bot keys rotate`")
+    found = f"{tried} accepted, model {settings.albert_model} answers"
+    if buts:
+        return Result("inference service", True, f"{found}; but " + "; and ".join(buts), warning=True)
+    return Result("inference service", True, found)

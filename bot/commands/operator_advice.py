@@ -112,8 +112,9 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
         return (f"ALBERT_API_URL ends in /v1 ({url}): drop it, the bot adds /v1/… to each route itself "
                 f"(ALBERT_API_URL={url.rstrip('/').removesuffix('/v1')})")
     match error:
-        case inference_errors.Redirected(location=location):
-            return f"ALBERT_API_URL is redirected ({error.detail.split(' ')[0]}) to {location}: set ALBERT_API_URL to that address"
+        case inference_errors.Redirected(location=location, base=base):
+            return (f"ALBERT_API_URL is redirected ({error.detail.split(' ')[0]}) to {location}: the gateway moved; "
+                    f"set ALBERT_API_URL={base} (its base address, without the route)")
         case inference_errors.InferenceUnreachable():
             return f"cannot reach the inference service at {url}: check ALBERT_API_URL and the network"
         case inference_errors.ModelUnreachable():
@@ -125,8 +126,13 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
         case inference_errors.NotAUserKey():
             return ("ALBERT_API_KEY is the service's master key (the key routes answer 'User not found.'): it owns "
                     "no API keys. Create a user and a key for the bot, and set ALBERT_API_KEY to that key")
+        case inference_errors.AccountRefused():
+            return ("the inference service refuses the bot's key and ALBERT_API_KEY alike: the account itself is refused "
+                    "(expired or disabled). Ask the gateway's administrators; no key of the bot's, nor a new one, can fix "
+                    "it, and the bot's key is kept for when the account comes back")
         case inference_errors.KeyRejected():
-            return f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired"
+            return (f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired; "
+                    "set ALBERT_API_KEY to a working key of the account")
         case inference_errors.NoSuchRoute():
             return (f"{url} answers {error.detail} on the inference service's routes: set ALBERT_API_URL to the "
                     "gateway's address (the one its /v1/models answers under)")

@@ -285,6 +285,7 @@ def test_check_names_a_v1_suffix_and_a_moved_gateway(configured, capsys, monkeyp
     albert.moved_to = "https://albert.example.gouv.fr"
     line = part(check(capsys)[1], "inference service")
     assert line.startswith("✗") and "is redirected (301) to https://albert.example.gouv.fr/v1/models" in line
+    assert "set ALBERT_API_URL=https://albert.example.gouv.fr (its base address" in line
 
 
 def test_check_names_the_setting_when_the_address_is_not_the_gateway(configured, capsys, monkeypatch, meet: FakeMeet) -> None:
@@ -352,3 +353,23 @@ def test_a_token_locked_to_the_network_of_its_first_call_is_told_apart_from_an_u
     assert code == 1 and "refuses DS_API_TOKEN from this machine's address (198.51.100.9/32)" in line
     assert "locked to the address of its first call" in line and "every address the deployment leaves from" in line
     assert "unknown" not in line and "expired" not in line
+
+
+def test_check_says_when_the_bots_key_was_refused_and_it_fell_back(configured, capsys, albert: FakeAlbert) -> None:
+    assert main(["keys", "rotate"]) == 0
+    capsys.readouterr()
+    for key in albert.keys.values():
+        key["revoked"] = key["revoked"] or key["name"].startswith("roombot-")  # revoked by hand on the gateway
+    code, lines = check(capsys)
+    line = part(lines, "inference service")
+    assert code == 0 and line.startswith("⚠ inference service: ALBERT_API_KEY accepted"), line
+    assert "the bot's key roombot-" in line and "was refused (revoked or expired): the bot now uses ALBERT_API_KEY" in line
+    assert "keys rotate" in line
+
+
+def test_a_revoked_bootstrap_key_does_not_hide_the_bots_key_expiring(configured, capsys, albert: FakeAlbert) -> None:
+    assert main(["keys", "rotate", "--expires-in-days", "3"]) == 0
+    capsys.readouterr()
+    albert.keys[1]["revoked"] = True  # ALBERT_API_KEY
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("⚠") and "ALBERT_API_KEY itself is refused" in line and "expires within 7 days" in line, line
