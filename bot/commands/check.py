@@ -34,12 +34,13 @@ from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError
-from clients.redis_keys import application_tag
+from clients.redis_keys import application_tag, key
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
 from clients.rooms.service import REQUIRED_SCOPES as ROOM_SCOPES
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
+from clients.rooms.user_rooms import SCOPE_MISSING, SCOPE_MISSING_TTL
 
 log = logging.getLogger(__name__)
 
@@ -223,8 +224,22 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
         await rooms.aclose()
     # the rooms' links say where people sign in (the web app, usually not the API's host): learnt now,
     # the first person the bot sends to sign in gets the right address
-    await RoomSite(redis, application_tag(settings.meet_client_id or ""), "").learn(page.results)
+    tag = application_tag(settings.meet_client_id or "")
+    site = RoomSite(redis, tag, "")
+    await site.learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
+    if not page.count:  # no room: nothing to learn from, and perhaps an account made just now
+        found += (" (with no room of theirs, the bot learnt no web address: " + (
+            "people are sent to sign in at " + (f"MEET_ROOM_BASE_URL ({settings.meet_room_base_url})" if settings.meet_room_base_url
+                                                 else f"the API's own address ({advice.host_of(settings.meet_api_url)}): set "
+                                                      "MEET_ROOM_BASE_URL to the web app's address")
+            if not await site.origin() else "the one learnt before is kept")
+            + ", or check --as someone who has a room; and on a room service that creates accounts "
+            "(APPLICATION_ALLOW_USER_CREATION), this check made that person's account if they had none)")
+    restored = await _forget_refusals(redis, tag, granted)
+    if restored:
+        found += (f"; the bot had been refusing what needs {', '.join(restored)} (the service refused it lately, and "
+                  f"that is believed up to {SCOPE_MISSING_TTL} s): now granted, forgotten, it works again")
     buts = []  # each warning of the line, none hiding another
     unavailable = {scope: verb for scope, verb in ROOM_OPTIONAL_SCOPES.items() if scope not in granted}
     if unavailable:
@@ -236,6 +251,17 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     if buts:
         return Result("room service", True, f"{found}; but " + "; and ".join(buts), warning=True)
     return Result("room service", True, f"{found}; tokens last {grant.expires_in} s")
+
+
+async def _forget_refusals(redis: aioredis.Redis, tag: str, granted: set[str]) -> list[str]:
+    """The scopes the bot's processes still believe missing (a refusal of the last few minutes)
+    though the application has them now: forgotten, so commands needing them stop being refused."""
+    names = {scope: key(SCOPE_MISSING, tag, scope) for scope in sorted(granted)}
+    try:
+        forgotten = [scope for scope, name in names.items() if await redis.delete(name)]
+    except RedisError:
+        return []
+    return forgotten
 
 
 async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:

@@ -373,3 +373,32 @@ def test_a_revoked_bootstrap_key_does_not_hide_the_bots_key_expiring(configured,
     albert.keys[1]["revoked"] = True  # ALBERT_API_KEY
     line = part(check(capsys)[1], "inference service")
     assert line.startswith("⚠") and "ALBERT_API_KEY itself is refused" in line and "expires within 7 days" in line, line
+
+
+async def test_check_as_ends_the_bots_refusals_of_a_scope_granted_again_and_says_so(configured, capsys, meet: FakeMeet, redis):
+    """A fresh token refused for a scope is believed for minutes: granted again, the bot kept
+    refusing while check said ✓."""
+    from clients.json_cache import JsonCache
+    from clients.redis_keys import application_tag
+    from clients.rooms.user_rooms import SCOPE_MISSING, SCOPE_MISSING_TTL
+
+    marks = JsonCache(redis, SCOPE_MISSING, SCOPE_MISSING_TTL)  # as the bot marks a scope the service refused
+    tag = application_tag(meet.app_config.client_id)
+    await marks.put("Insufficient permissions. Required scope: 'rooms:create'", tag, "rooms:create")
+    code, lines = await asyncio.to_thread(check, capsys, "--as", "alice@example.gouv.fr")
+    line = part(lines, "room service")
+    assert code == 0 and "the bot had been refusing what needs rooms:create" in line and "it works again" in line, line
+    assert await marks.get(tag, "rooms:create") is None  # /room new is not refused any more
+    line = part((await asyncio.to_thread(check, capsys, "--as", "alice@example.gouv.fr"))[1], "room service")
+    assert "had been refusing" not in line
+
+
+def test_check_as_someone_without_rooms_says_what_it_could_not_learn_and_what_it_made(configured, capsys, meet: FakeMeet,
+                                                                                        monkeypatch):
+    monkeypatch.delenv("MEET_ROOM_BASE_URL", raising=False)
+    line = part(check(capsys, "--as", "alice@example.gouv.fr")[1], "room service")
+    assert "with no room of theirs, the bot learnt no web address" in line and "set MEET_ROOM_BASE_URL" in line, line
+    assert "on a room service that creates accounts (APPLICATION_ALLOW_USER_CREATION), this check made" in line
+    meet.add_room("alice@example.gouv.fr")
+    line = part(check(capsys, "--as", "alice@example.gouv.fr")[1], "room service")
+    assert "no room of theirs" not in line and "creates accounts" not in line
