@@ -132,7 +132,8 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
                     "it, and the bot's key is kept for when the account comes back")
         case inference_errors.KeyRejected():
             return (f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired; "
-                    "set ALBERT_API_KEY to a working key of the account")
+                    "set ALBERT_API_KEY to a working key of the account (when every key of it is refused, the account "
+                    "itself is: ask the gateway's administrators)")
         case inference_errors.NoSuchRoute():
             return (f"{url} answers {error.detail} on the inference service's routes: set ALBERT_API_URL to the "
                     "gateway's address (the one its /v1/models answers under)")

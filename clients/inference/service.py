@@ -16,6 +16,7 @@ since: the key source is told, may fall back to the operator's key, and the call
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -322,6 +323,8 @@ def _raise_for(response: httpx.Response, route: str = "") -> None:
     status = response.status_code
     if response.is_redirect:  # redirects are not followed: a followed POST turns into a GET elsewhere
         location = response.headers.get("location", "")
+        with contextlib.suppress(RuntimeError, httpx.InvalidURL):  # a relative location: from the address asked
+            location = str(response.request.url.join(location))
         raise Redirected(f"{status} to {location!r}", location, _base_of(location, route))
     if status < 400:
         return

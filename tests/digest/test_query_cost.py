@@ -89,3 +89,20 @@ async def test_a_service_with_a_lower_budget_refuses_the_page_walk(service: Doss
         [page async for page in service.all_dossiers(101)]
     assert raised.value.detail == "Query has complexity of 909, which exceeds max complexity of 500"
     assert raised.value.reason == "rejected"  # what the digest shows people: the query was refused
+
+
+def test_no_document_of_the_client_escapes_the_scoring() -> None:
+    """A document added anywhere in the dossier client (a new module's constant) is scored above:
+    every GraphQL operation written in clients/dossiers is among `every_document()`."""
+    import importlib
+    import pkgutil
+
+    import clients.dossiers
+
+    scored = set(every_document().values())
+    for module_info in pkgutil.iter_modules(clients.dossiers.__path__):
+        module = importlib.import_module(f"clients.dossiers.{module_info.name}")
+        for name, value in vars(module).items():
+            for document in value.values() if isinstance(value, dict) else [value]:
+                if isinstance(document, str) and document.lstrip().startswith(("query ", "mutation ")):
+                    assert document in scored, f"clients.dossiers.{module_info.name}.{name} is not scored"
