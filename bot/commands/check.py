@@ -229,13 +229,7 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     await site.learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
     if not page.count:  # no room: nothing to learn from, and perhaps an account made just now
-        found += (" (with no room of theirs, the bot learnt no web address: " + (
-            "people are sent to sign in at " + (f"MEET_ROOM_BASE_URL ({settings.meet_room_base_url})" if settings.meet_room_base_url
-                                                 else f"the API's own address ({advice.host_of(settings.meet_api_url)}): set "
-                                                      "MEET_ROOM_BASE_URL to the web app's address")
-            if not await site.origin() else "the one learnt before is kept")
-            + ", or check --as someone who has a room; and on a room service that creates accounts "
-            "(APPLICATION_ALLOW_USER_CREATION), this check made that person's account if they had none)")
+        found += await _without_rooms(settings, site)
     restored = await _forget_refusals(redis, tag, granted)
     if restored:
         found += (f"; the bot had been refusing what needs {', '.join(restored)} (the service refused it lately, and "
@@ -251,6 +245,19 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     if buts:
         return Result("room service", True, f"{found}; but " + "; and ".join(buts), warning=True)
     return Result("room service", True, f"{found}; tokens last {grant.expires_in} s")
+
+
+async def _without_rooms(settings: Settings, site: RoomSite) -> str:
+    """What checking someone with no room could not learn, and may have done."""
+    if await site.origin():
+        where = "the one learnt before is kept"
+    elif settings.meet_room_base_url:
+        where = f"people are sent to sign in at MEET_ROOM_BASE_URL ({settings.meet_room_base_url}) until a room link is seen"
+    else:
+        where = (f"people are sent to sign in at the API's own address ({advice.host_of(settings.meet_api_url)}) until a "
+                 "room link is seen: set MEET_ROOM_BASE_URL to the web app's address, or check --as someone who has a room")
+    return (f" (with no room of theirs, the bot learnt no web address: {where}; and on a room service that creates "
+            "accounts (APPLICATION_ALLOW_USER_CREATION), this check made that person's account if they had none)")
 
 
 async def _forget_refusals(redis: aioredis.Redis, tag: str, granted: set[str]) -> list[str]:
