@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     check = commands.add_parser("check", help="try the configuration against every configured service",
                                 description="Try the configuration against every configured service: one line each, "
                                             "✓, ⚠ or ✗ with what to do; exit 1 on any ✗.")
-    check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms")
+    check.add_argument("--as", dest="as_email", metavar="EMAIL", help="also get a room-service token for EMAIL and list their rooms "
+                       "(a room service that creates accounts makes EMAIL's account if it has none)")
     shell = commands.add_parser("shell", help="try the bot without Slack: type /room …, click buttons by number",
                                 description="The bot without Slack, in this console: type /room, /digest or /dossier; "
                                             "a number uses the button shown with it; home shows the Home tab.")

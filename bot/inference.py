@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from bot.commands import operator_advice as advice
 from bot.config import Settings
 from clients.inference.errors import InferenceError, InferenceRefused
 from clients.inference.key_store import ActiveKey, KeyStore
@@ -39,6 +40,7 @@ def joined(keys: KeyStore, url: str, model: str, policy: RetryPolicy | None = No
 @contextlib.asynccontextmanager
 async def inference(settings: Settings, redis: aioredis.Redis) -> AsyncIterator[Inference]:
     ai = joined(KeyStore(redis, settings.albert_api_key, settings.secret_box), str(settings.albert_api_url), settings.albert_model)
+    ai.service.advise = lambda error: advice.inference(error, settings)
     try:
         yield ai
     finally:

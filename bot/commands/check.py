@@ -33,13 +33,14 @@ from bot.wiring import dossier_service, room_service
 from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Subscriptions
-from clients.inference.errors import InferenceError, KeyRejected
-from clients.redis_keys import application_tag
+from clients.inference.errors import InferenceError
+from clients.redis_keys import application_tag, key
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
 from clients.rooms.service import REQUIRED_SCOPES as ROOM_SCOPES
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import MIN_CACHED_LIFETIME
+from clients.rooms.user_rooms import SCOPE_MISSING, SCOPE_MISSING_TTL
 
 log = logging.getLogger(__name__)
 
@@ -237,8 +238,16 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
         await rooms.aclose()
     # the rooms' links say where people sign in (the web app, usually not the API's host): learnt now,
     # the first person the bot sends to sign in gets the right address
-    await RoomSite(redis, application_tag(settings.meet_client_id or ""), "").learn(page.results)
+    tag = application_tag(settings.meet_client_id or "")
+    site = RoomSite(redis, tag, "")
+    await site.learn(page.results)
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
+    if not page.count:  # no room: nothing to learn from, and perhaps an account made just now
+        found += await _without_rooms(settings, site)
+    restored = await _forget_refusals(redis, tag, granted)
+    if restored:
+        found += (f"; the bot had been refusing what needs {', '.join(restored)} (the service refused it lately, and "
+                  f"that is believed up to {SCOPE_MISSING_TTL} s): now granted, forgotten, it works again")
     buts = []  # each warning of the line, none hiding another
     unavailable = {scope: verb for scope, verb in ROOM_OPTIONAL_SCOPES.items() if scope not in granted}
     if unavailable:
@@ -250,6 +259,30 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
     if buts:
         return Result("room service", True, f"{found}; but " + "; and ".join(buts), warning=True)
     return Result("room service", True, f"{found}; tokens last {grant.expires_in} s")
+
+
+async def _without_rooms(settings: Settings, site: RoomSite) -> str:
+    """What checking someone with no room could not learn, and may have done."""
+    if await site.origin():
+        where = "the one learnt before is kept"
+    elif settings.meet_room_base_url:
+        where = f"people are sent to sign in at MEET_ROOM_BASE_URL ({settings.meet_room_base_url}) until a room link is seen"
+    else:
+        where = (f"people are sent to sign in at the API's own address ({advice.host_of(settings.meet_api_url)}) until a "
+                 "room link is seen: set MEET_ROOM_BASE_URL to the web app's address, or check --as someone who has a room")
+    return (f" (with no room of theirs, the bot learnt no web address: {where}; and on a room service that creates "
+            "accounts (APPLICATION_ALLOW_USER_CREATION), this check made that person's account if they had none)")
+
+
+async def _forget_refusals(redis: aioredis.Redis, tag: str, granted: set[str]) -> list[str]:
+    """The scopes the bot's processes still believe missing (a refusal of the last few minutes)
+    though the application has them now: forgotten, so commands needing them stop being refused."""
+    names = {scope: key(SCOPE_MISSING, tag, scope) for scope in sorted(granted)}
+    try:
+        forgotten = [scope for scope, name in names.items() if await redis.delete(name)]
+    except RedisError:
+        return []
+    return forgotten
 
 
 async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
@@ -310,19 +343,20 @@ async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:
                 return Result("inference service", False, f"no model {settings.albert_model!r} (it has {listed}): set ALBERT_MODEL")
             await ai.service.complete([{"role": "user", "content": "ok"}], max_tokens=1)
             await ai.service.list_keys(limit=1)  # the master key chats, but owns no keys: the bot could never rotate
-        except KeyRejected as error:
-            if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
-                return Result("inference service", False, f"the inference service refuses {tried} and ALBERT_API_KEY alike: "
-                                                          "the account itself is refused (expired or disabled): ask the "
-                                                          "gateway's administrators; no key of the bot's can fix it")
-            return Result("inference service", False, advice.inference(error, settings))
         except InferenceError as error:
             return Result("inference service", False, advice.inference(error, settings))
-        if active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
-            return Result("inference service", True, f"{tried} works, but ALBERT_API_KEY itself is refused (revoked or "
-                                                     "expired): the bot has no fallback should its key be refused; set "
-                                                     "ALBERT_API_KEY to a working key of the account", warning=True)
-        if active is not None and active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
-            return Result("inference service", True, f"the bot's key {active.name} expires within {WARN_DAYS} days: "
-                                                     "run `python -m bot keys rotate`", warning=True)
-    return Result("inference service", True, f"{tried} accepted, model {settings.albert_model} answers")
+        buts = []  # each warning of the line, none hiding another
+        now_active = await ai.keys.active()
+        if active is not None and now_active is None:  # refused on the way, and the store fell back
+            tried = "ALBERT_API_KEY"
+            buts.append(f"the bot's key {active.name} was refused (revoked or expired): the bot now uses ALBERT_API_KEY; "
+                        "run `python -m bot keys rotate` for a key of its own")
+        elif now_active is not None and ai.keys.bootstrap is not None and not await ai.keys.probe_bootstrap():
+            buts.append("ALBERT_API_KEY itself is refused (revoked or expired): the bot has no fallback should its key be "
+                        "refused; set ALBERT_API_KEY to a working key of the account")
+        if now_active is not None and now_active.expires_within(WARN_DAYS, dt.datetime.now(dt.UTC)):
+            buts.append(f"the bot's key {now_active.name} expires within {WARN_DAYS} days: run `python -m bot keys rotate`")
+    found = f"{tried} accepted, model {settings.albert_model} answers"
+    if buts:
+        return Result("inference service", True, f"{found}; but " + "; and ".join(buts), warning=True)
+    return Result("inference service", True, found)

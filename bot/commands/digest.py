@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,10 +63,24 @@ async def run_digest_command(
     if dry_run:
         _print_table(settings.default_language, day, digest, settings.zone)
         if summary:
-            print(clean(summary))  # as it would be posted (Slack mrkdwn), minus any control character
+            print(clean(for_terminal(summary)))  # as Slack would show it, minus any control character
     else:
         print(f"digest of {day}: {outcome}")
     return 0
+
+
+#: the emoji codes the catalogs use, as a terminal shows them
+_EMOJI = {":sparkles:": "✨", ":warning:": "⚠️", ":bell:": "🔔", ":eyes:": "👀", ":white_check_mark:": "✅", ":wrench:": "🔧"}
+_CODE = re.compile(r":[a-z0-9_+-]+:")
+_EMPHASIS = re.compile(r"(?<![\w*_])([_*])(?=\S)(.+?)(?<=\S)\1(?![\w*_])")
+
+
+def for_terminal(mrkdwn: str) -> str:
+    """Slack mrkdwn as a terminal should show it: emoji codes as the emoji, `_italic_` and `*bold*`
+    without their marks, and Slack's escapes (&amp; &lt; &gt;) undone."""
+    shown = _CODE.sub(lambda found: _EMOJI.get(found.group(0), found.group(0)), mrkdwn)
+    shown = _EMPHASIS.sub(r"\2", shown)
+    return shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def _from_slack(error: Exception) -> bool:
@@ -111,7 +126,7 @@ def _print_table(lang: str, day: dt.date, digest: Digest, zone: ZoneInfo) -> Non
             f"{counts.total - previous.total:+d}" if previous else "", counts.deposited_since if previous else "",
             sparkline(line.history), counted,
         ])
-    notes = [f"n° {line.counts.number} · {needs_line(lang, line.counts.needs, line.late_days)}"
+    notes = [f"n° {line.counts.number} · {for_terminal(needs_line(lang, line.counts.needs, line.late_days))}"
              for line in digest.lines if line.counts.needs.anything]  # what needs doing, as in Slack
     notes += [text(lang, "cli.failed", number=f.number, reason=text(lang, f"digest.reason.{f.reason}")) for f in digest.failures]
     if any(line.reused for line in digest.lines):

@@ -19,6 +19,8 @@ from clients.inference import errors as inference_errors
 from clients.rooms import errors as room_errors
 
 _ADD_NETWORK = re.compile(r"Add (\S+) to")
+_NEW_TOKEN = ("make a new token in the administrator profile, declare there every address the deployment leaves from "
+              "before its first call (else the first caller's address alone is allowed), and set DS_API_TOKEN")
 
 
 def host_of(url: object) -> str:
@@ -67,14 +69,20 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
     host = host_of(settings.ds_api_url)
     match error:
         case dossier_errors.TokenExpired():
-            return "DS_API_TOKEN has expired: make a new token in the administrator profile and set DS_API_TOKEN"
+            return ("DS_API_TOKEN has expired (the service knows it, so it is not revoked; it is refused from the day "
+                    f"after its expiry date): {_NEW_TOKEN}, for a year at most, and note its date (the service shows "
+                    "it in the profile only)")
         case dossier_errors.ForbiddenNetwork():
             found = _ADD_NETWORK.search(error.detail)
             address = f" ({found.group(1)})" if found else ""
-            return (f"the dossier service refuses this machine's address{address}: add it to the token's allowed "
-                    "networks in the administrator profile")
+            return (f"the dossier service refuses DS_API_TOKEN from this machine's address{address}: the token is valid "
+                    "but allows other networks only (a token made since July 2026 without declared networks is locked "
+                    "to the address of its first call). In the administrator profile, add to the token's networks "
+                    "every address the deployment leaves from (a cluster's pods may leave from several: each node or "
+                    "NAT address, IPv4 and IPv6), not this one alone")
         case dossier_errors.BadToken():
-            return "DS_API_TOKEN is refused (unknown or revoked): make a new token in the administrator profile"
+            return ("DS_API_TOKEN is unknown to the dossier service (revoked, mistyped or of an old version; an expired "
+                    f"token would be said so): {_NEW_TOKEN}")
         case dossier_errors.Redirected():
             return f"DS_API_URL is redirected ({error.detail}): set the API's own address, ending in /api/v2/graphql"
         case dossier_errors.DossierServiceUnreachable():
@@ -85,6 +93,10 @@ def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> s
             return f"{host} kept sending pages ({error.detail}); counting was stopped: check DS_API_URL"
         case dossier_errors.DossierServiceUnavailable():
             return f"the dossier service at {host} is unavailable ({error.detail}): try again later"
+        case dossier_errors.QueryTooCostly(operation=operation):
+            return (f"the dossier service refuses the bot's {operation} request as too costly ({error.detail}): "
+                    "nothing was read. No setting fixes it: it is a bug of the bot's, report it with this line "
+                    "(a GRAPHQL_MAX_COMPLEXITY raised on a service you run lets it through meanwhile)")
         case dossier_errors.QueryRejected():
             return f"the dossier service refused the bot's query ({error.detail}): check DS_API_URL"
         case dossier_errors.DemarcheNotFound():
@@ -100,8 +112,9 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
         return (f"ALBERT_API_URL ends in /v1 ({url}): drop it, the bot adds /v1/… to each route itself "
                 f"(ALBERT_API_URL={url.rstrip('/').removesuffix('/v1')})")
     match error:
-        case inference_errors.Redirected(location=location):
-            return f"ALBERT_API_URL is redirected ({error.detail.split(' ')[0]}) to {location}: set ALBERT_API_URL to that address"
+        case inference_errors.Redirected(location=location, base=base):
+            return (f"ALBERT_API_URL is redirected ({error.detail.split(' ')[0]}) to {location}: the gateway moved; "
+                    f"set ALBERT_API_URL={base} (its base address, without the route)")
         case inference_errors.InferenceUnreachable():
             return f"cannot reach the inference service at {url}: check ALBERT_API_URL and the network"
         case inference_errors.ModelUnreachable():
@@ -113,8 +126,14 @@ def inference(error: inference_errors.InferenceError, settings: Settings) -> str
         case inference_errors.NotAUserKey():
             return ("ALBERT_API_KEY is the service's master key (the key routes answer 'User not found.'): it owns "
                     "no API keys. Create a user and a key for the bot, and set ALBERT_API_KEY to that key")
+        case inference_errors.AccountRefused():
+            return ("the inference service refuses the bot's key and ALBERT_API_KEY alike: the account itself is refused "
+                    "(expired or disabled). Ask the gateway's administrators; no key of the bot's, nor a new one, can fix "
+                    "it, and the bot's key is kept for when the account comes back")
         case inference_errors.KeyRejected():
-            return f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired"
+            return (f"the inference service refuses ALBERT_API_KEY ({error.detail}): it is unknown, revoked or expired; "
+                    "set ALBERT_API_KEY to a working key of the account (when every key of it is refused, the account "
+                    "itself is: ask the gateway's administrators)")
         case inference_errors.NoSuchRoute():
             return (f"{url} answers {error.detail} on the inference service's routes: set ALBERT_API_URL to the "
                     "gateway's address (the one its /v1/models answers under)")

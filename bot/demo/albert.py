@@ -36,7 +36,7 @@ PROVIDER_MODEL = "mistralai/Mistral-Small-3.2-24B-Instruct-2506"
 class FakeAlbert:
     generation: int = 2
     keys: dict[int, dict[str, Any]] = field(default_factory=dict)
-    faults: list[str] = field(default_factory=list)  # next chat answers: 429, 429day, 503, 504html, cut_detail, cut_event, cut_drop
+    faults: list[str] = field(default_factory=list)  # next chat answers: 429, 429day, 503, 500connect, 500cut, 504html, cut_*
     reply: str = "Les dossiers progressent : 12 nouveaux dépôts, surtout sur la démarche 101."
     #: answers by the language the instructions ask for ("en", "fr"), as a model answers in the
     #: language it is asked in; `reply` for a language not here
@@ -120,6 +120,8 @@ class FakeAlbert:
                                 headers={"Retry-After": "10"})
         if fault == "500connect":
             return JSONResponse({"detail": "ConnectError"}, status_code=500)
+        if fault == "500cut":  # the provider cut its answer short
+            return JSONResponse({"detail": "RemoteProtocolError"}, status_code=500)
         if fault == "504busy":
             return JSONResponse({"detail": "Request timed out, model is too busy."}, status_code=504)
         if fault == "502html":  # the provider's own error page, which the gateway passes on as `detail`

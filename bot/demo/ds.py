@@ -3,7 +3,9 @@
 graphql-core validates every query against `ds-schema.graphql` and runs it with resolvers over
 generated dossiers: keyset pagination on (deposit, id) — or (update, id) with `updatedSince` —
 with real-looking cursors, `deletedDossiers`, the error envelopes (`not_found`, `unauthorized`,
-`timeout`), 401/403 token errors, and the plain-text 429 with an absolute `RateLimit-Reset`.
+`timeout`), the 2026 token rules (a token locked to its first caller's network, refused from another
+address; expired by date; revoked or unknown), documents scored over the cost limit refused, and
+the plain-text 429 with an absolute `RateLimit-Reset`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import base64
 import contextvars
 import datetime as dt
+import ipaddress
 import json
 import math
 import random
@@ -21,14 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync
+from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync, parse, validate
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bot.demo.ds_acts import Acts, ServerError, typed_id, wire
+from bot.demo.ds_cost import MAX_COMPLEXITY, refusal
 from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeGroup
 
 #: the service's schema (SDL, 2026-01-15, 225 types), shipped with the stand-in that runs on it
@@ -37,6 +42,11 @@ STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite"
 TOKEN = "ds-token-secret-value"
 _TOKEN: contextvars.ContextVar[str] = contextvars.ContextVar("token", default=TOKEN)  # the request's, for its resolvers
 T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
+PARIS = ZoneInfo("Europe/Paris")  # where a token's expiry date ends
+#: the 403 for a token that is missing, unknown, revoked or of an old version (its text changed twice in
+#: 2026; clients match the code and the prefix "Without a token")
+WITHOUT_TOKEN = ("Without a token, only the public getDemarcheDescriptor and getDemarcheDescriptors queries and "
+                 "introspection are allowed")
 
 
 def load_schema(path: Path = SCHEMA) -> GraphQLSchema:
@@ -60,8 +70,15 @@ class FakeDS:
     token: str = TOKEN
     # other valid tokens (another administrator's) → the démarches each reads; the rest is hidden to it
     tokens: dict[str, set[int]] = field(default_factory=dict)
+    # the 2026 token rules (ds-graphql.md §10.1), for the main token
     token_expired: bool = False
-    forbidden_network: bool = False
+    expires_on: dt.date | None = None  # valid through that day, refused from 00:00 Paris the next
+    forbidden_network: bool = False  # the caller is outside the token's networks, whatever they are
+    networks: list[str] = field(default_factory=list)  # declared (or detected) networks; none: no filter
+    ip_filtering: bool = False  # a token made since July 2026: locked to its first caller's address unless declared
+    caller: str | None = None  # the address the service sees (default: the connection's)
+    stored_ips: set[str] = field(default_factory=set)  # every caller of a valid token, refused ones too
+    revoked: set[str] = field(default_factory=set)  # tokens revoked in the profile: unknown from then on
     out_of_scope: set[int] = field(default_factory=set)
     timeouts: int = 0  # answer the next N requests with a `timeout` error
     rate_limited: int = 0  # answer the next N requests with the plain-text 429
@@ -80,6 +97,8 @@ class FakeDS:
     queries: list[dict[str, Any]] = field(default_factory=list)
     read_only: set[str] = field(default_factory=set)  # tokens made "de lire uniquement"
     asked_with: list[str] = field(default_factory=list)  # the token of each query, in order
+    max_complexity: int = MAX_COMPLEXITY  # GRAPHQL_MAX_COMPLEXITY: a document scored over it is not run
+    _validated: dict[str, bool] = field(default_factory=dict)
     url: str = ""
     now: dt.datetime = T0
     _next_id: int = 1
@@ -247,14 +266,12 @@ class FakeDS:
     async def _endpoint(self, request: Request) -> Response:
         header = request.headers.get("authorization", "")
         token = header.removeprefix("Bearer ").removeprefix("token=")
-        if token != self.token and token not in self.tokens:
-            return _errors(403, "Without a token, only persisted queries are allowed", "forbidden")
+        if (token != self.token and token not in self.tokens) or token in self.revoked:
+            return _errors(403, WITHOUT_TOKEN, "forbidden")
         _TOKEN.set(token)
-        if self.token_expired:
-            return _errors(401, "Token expired", "unauthorized")
-        if self.forbidden_network:
-            return _errors(403, "Request issued from a forbidden network. "
-                                "Add 127.0.0.1/32 to your allowed adresses in your /profil", "forbidden")
+        refused = self._token_rules(token, self.caller or (request.client.host if request.client else "127.0.0.1"))
+        if refused is not None:
+            return refused
         reset = int(time.time()) + 1
         if self.per_window is not None:
             index = int(time.time() // self.window)
@@ -286,6 +303,9 @@ class FakeDS:
         if self.timeouts > 0:
             self.timeouts -= 1
             return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
+        over = self._over_limits(body)
+        if over is not None:  # scored before anything runs: 200, no `data`, no code (graphql-ruby)
+            return JSONResponse({"errors": [{"message": over}]})
         if late := self.acts.wait_before(body):
             await asyncio.sleep(late)
         result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
@@ -298,6 +318,50 @@ class FakeDS:
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]
         return JSONResponse(payload)
+
+    def _token_rules(self, token: str, caller: str) -> Response | None:
+        """The main token's network and expiry, checked in the service's order: its first caller's
+        address becomes its network when none was declared (before the expiry is looked at), then a
+        caller outside its networks is refused (403), then an expired token (401)."""
+        if token != self.token:
+            return None
+        address = ipaddress.ip_address(caller)
+        if self.ip_filtering and not self.networks:
+            self.networks.append(_network_of(address))
+        self.stored_ips.add(caller)
+        if self.forbidden_network or (self.networks and not any(address in ipaddress.ip_network(n, strict=False)
+                                                                for n in self.networks)):
+            return _errors(403, f"Request issued from a forbidden network. Add {_network_of(address)} to your allowed "
+                                "adresses in your /profil", "forbidden")
+        today = dt.datetime.now(PARIS).date()
+        if self.token_expired or (self.expires_on is not None and today > self.expires_on):
+            return _errors(401, "Token expired", "unauthorized")
+        return None
+
+    def _valid(self, query: str) -> bool:
+        """Whether the document is valid on the schema (remembered: the bot sends a handful)."""
+        if query not in self._validated:
+            try:
+                self._validated[query] = not validate(self.schema, parse(query))
+            except GraphQLError:
+                self._validated[query] = False
+        return self._validated[query]
+
+    def _over_limits(self, body: dict[str, Any]) -> str | None:
+        """The service's words for a valid document over its depth or complexity, else None (an
+        invalid document gets the validation's own errors, as the service checks that first)."""
+        if not self._valid(str(body.get("query", ""))):
+            return None
+        try:
+            return refusal(self.schema, str(body.get("query", "")), body.get("variables"), body.get("operationName"),
+                           max_complexity=self.max_complexity)
+        except (GraphQLError, ValueError, KeyError, TypeError):
+            return None
+
+
+def _network_of(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    """The one-address network the service writes: `/32`, or `/128` with the IPv6 address unabbreviated."""
+    return f"{address}/32" if address.version == 4 else f"{address.exploded}/128"
 
 
 def _entered(dossier: FakeDossier, state: str, when: dt.datetime) -> None:

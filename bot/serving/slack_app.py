@@ -45,7 +45,7 @@ from clients.rooms.recent import RecentRooms
 from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
-from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.core.meeting_changes import WeeklyMeetings
@@ -101,7 +101,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         slug_misses=JsonCache(redis, "slug-miss", SLUG_MISS_TTL),
         recent=RecentRooms(redis, app_tag),
         levels=RoomLevels(redis, app_tag),
-        scopes_missing=JsonCache(redis, "scope-missing", SCOPE_MISSING_TTL),
+        scopes_missing=JsonCache(redis, SCOPE_MISSING, SCOPE_MISSING_TTL),
         listed=JsonCache(redis, "listed", LISTED_TTL),
         site=RoomSite(redis, app_tag, room_site),
     )

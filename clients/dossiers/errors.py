@@ -16,19 +16,23 @@ class DossierConfigError(DossierServiceError):
 
 
 class TokenExpired(DossierConfigError):
-    """401: the token's expiry date passed; create a new one in the administrator profile."""
+    """401 `Token expired`: a token the service knows, past its expiry date (a year at most since
+    2026): create a new one in the administrator profile."""
 
     reason = "token_expired"
 
 
 class ForbiddenNetwork(DossierConfigError):
-    """403: the bot's address is not in the token's IP allow-list."""
+    """403 `Request issued from a forbidden network. Add <address> to …`: a valid token, called from
+    an address outside its networks (since July 2026 a token without declared networks is locked to
+    the address of its first call)."""
 
     reason = "forbidden_network"
 
 
 class BadToken(DossierConfigError):
-    """403: the token is missing, unknown or revoked."""
+    """403 `Without a token, …`: a token the service does not know (revoked, mistyped, of an old
+    version); an expired one is told apart (401)."""
 
     reason = "bad_token"
 
@@ -55,6 +59,16 @@ class QueryRejected(DossierServiceError):
     """Any other GraphQL error: a bug on our side or an API change."""
 
     reason = "rejected"
+
+
+class QueryTooCostly(QueryRejected):
+    """`Query has complexity of N, which exceeds max complexity of M` (or depth): the service scored
+    the document over its limits and ran nothing (ds-graphql.md §10.2). A bug of the bot's document,
+    never retried: sending it again is refused again and spends the token's allowance."""
+
+    def __init__(self, detail: str, operation: str = "") -> None:
+        super().__init__(detail)
+        self.operation = operation
 
 
 class DossierServiceUnavailable(DossierServiceError):

@@ -157,7 +157,7 @@ class DossierService:
                 await self._policy.sleep(self._policy.backoff(attempt))
                 continue
             if problems:
-                raise _graphql_error(problems, codes)
+                raise _graphql_error(problems, codes, operation)
             return payload.get("data") or {}
         raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
 
@@ -177,10 +177,10 @@ class DossierService:
         if response.is_redirect:
             raise errors.Redirected(f"{status} to {response.headers.get('location')!r}; check DS_API_URL")
         if status == 401:
-            raise errors.TokenExpired(describe_error(response))
-        if status == 403:
-            detail = describe_error(response)
-            kind = errors.ForbiddenNetwork if "network" in detail.lower() else errors.BadToken
+            raise errors.TokenExpired(_said(response))
+        if status == 403:  # both have the code `forbidden`: the network's words start the same way every time
+            detail = _said(response)
+            kind = errors.ForbiddenNetwork if detail.startswith(_FORBIDDEN_NETWORK) else errors.BadToken
             raise kind(detail)
         if status == 429:
             raise errors.RateLimited(describe_error(response))
@@ -208,6 +208,17 @@ class DossierService:
         return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
 
 
+def _said(response: httpx.Response) -> str:
+    """The controller's refusal (`{"errors": [{"message": …}], "data": null}`): its first message,
+    else whatever the body says."""
+    try:
+        payload = read_json(response)
+        message = payload["errors"][0]["message"]
+    except (UnreadableBody, KeyError, IndexError, TypeError):
+        return describe_error(response)
+    return str(message)[:300] if isinstance(message, str) else describe_error(response)
+
+
 def _json(response: httpx.Response) -> dict[str, Any]:
     try:
         payload = read_json(response)
@@ -219,8 +230,18 @@ def _json(response: httpx.Response) -> dict[str, Any]:
     return payload
 
 
-def _graphql_error(problems: list[dict[str, Any]], codes: set[Any]) -> errors.DossierServiceError:
+#: a valid token called from outside its networks (any other 403 is a token the service does not know)
+_FORBIDDEN_NETWORK = "Request issued from a forbidden network"
+#: how graphql-ruby refuses a document it scored over the service's limits (no code, no `data`)
+_OVER_LIMIT = ("Query has complexity of", "Query has depth of", "This query is too large to execute")
+
+
+def _graphql_error(problems: list[dict[str, Any]], codes: set[Any], operation: str) -> errors.DossierServiceError:
     detail = "; ".join(str(problem.get("message", "")) for problem in problems)[:300]
+    if any(str(problem.get("message", "")).startswith(_OVER_LIMIT) for problem in problems):
+        log.error("the dossier service refuses the bot's %s document as too costly (%s): a bug of the bot's, not "
+                  "retried", operation, detail)
+        return errors.QueryTooCostly(detail, operation)
     if "not_found" in codes:
         return errors.DemarcheNotFound(detail)
     if "unauthorized" in codes:

@@ -17,6 +17,11 @@ class KeyRejected(InferenceError):
     """401/403 `Invalid API key.`: the key is unknown, revoked or expired — rotate it."""
 
 
+class AccountRefused(KeyRejected):
+    """The bot's rotated key and `ALBERT_API_KEY` refused alike: the account behind them is (expired
+    or disabled, albert-api.md §1b). No key of the bot's, and no rotation, can fix it."""
+
+
 class QuotaExhausted(InferenceError):
     """429 for a daily quota: nothing to do before tomorrow."""
 
@@ -45,11 +50,14 @@ class NoSuchRoute(InferenceRefused):
 
 
 class Redirected(InferenceError):
-    """3xx: ALBERT_API_URL is an old or wrong address; `location` is where the service points."""
+    """3xx: ALBERT_API_URL is an old or wrong address; `location` is where the service points for
+    the route asked, `base` the address to set (the location without that route: following the
+    route's own address would put /v1/… twice, and every route would answer "no model")."""
 
-    def __init__(self, detail: str = "", location: str = "") -> None:
+    def __init__(self, detail: str = "", location: str = "", base: str = "") -> None:
         super().__init__(detail)
         self.location = location
+        self.base = base or location
 
 
 class InferenceUnavailable(InferenceError):

@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 from redis.exceptions import RedisError
 
-from clients.inference.errors import KeyRejected
+from clients.inference.errors import AccountRefused, KeyRejected
 from clients.inference.service import ApiKey
 from clients.redis_keys import key
 from clients.secret_box import SecretBox
@@ -66,16 +66,15 @@ class KeyStore:
 
     async def refused(self, secret: SecretStr) -> bool:
         """The service refused `secret`: when it was the bot's rotated key, forget it (unless another
-        process rotated meanwhile) and say so; True when a different key is now current."""
+        process rotated meanwhile) and say so; True when a different key is now current.
+        `AccountRefused` when the bootstrap key is refused too: the account is, and the key is kept."""
         try:
             raw = as_text(await self._redis.get(ACTIVE))
             active = _read(raw, self._box)
             if raw is None or active is None or active.secret.get_secret_value() != secret.get_secret_value():
                 return False
             if self.bootstrap is not None and self.probe is not None and not await self.probe(self.bootstrap):
-                log.error("the inference service refuses the bot's key %s and ALBERT_API_KEY alike: the account itself "
-                          "is refused (expired?); ask the service's administrators. The bot's key is kept.", active.name)
-                return False
+                raise AccountRefused(f"the bot's key {active.name} and ALBERT_API_KEY refused alike; the bot's key is kept")
             if await self._redis.eval(DROP_IF_SAME, 1, ACTIVE, raw):
                 await self._redis.sadd(FORGOTTEN, str(active.id))
         except RedisError as error:

@@ -16,10 +16,12 @@ since: the key source is told, may fall back to the operator's key, and the call
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
@@ -106,6 +108,9 @@ class InferenceService:
         self._policy = policy or RetryPolicy(attempts=3, budget=30.0, base_delay=1.0, max_delay=15.0)
         self._http = LazyClient(timeout=httpx.Timeout(timeout, connect=5.0))
         self._key_route: str | None = None
+        #: the operator's words for a refusal, with the setting to change; whoever knows the settings
+        #: (bot.inference) sets it, so the digest's log reads as `check` does
+        self.advise: Callable[[InferenceError], str] = lambda error: error.detail
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -139,7 +144,7 @@ class InferenceService:
             finally:
                 await response.aclose()
 
-        _raise_for(await self._call_with(attempt, idempotent=True))
+        _raise_for(await self._call_with(attempt, idempotent=True), "/v1/chat/completions")
         return "".join(text).strip()
 
     async def models(self, key: SecretStr | None = None) -> list[Model]:
@@ -213,17 +218,18 @@ class InferenceService:
             for route in KEY_ROUTES:
                 probe = await self._send("GET", route, params={"offset": 0, "limit": 1}, idempotent=True)
                 if probe.status_code not in (404, 405) or _user_not_found(probe):
-                    _raise_for(probe)
+                    _raise_for(probe, route)
                     self._key_route = route
                     break
-            else:
-                raise InferenceRefused("no API-key routes on this server (tried " + ", ".join(KEY_ROUTES) + ")")
+            else:  # the gateway's address, or another service's? Its models route tells (NoSuchRoute when not)
+                await self.models()
+                raise InferenceRefused("no API-key routes on this gateway (tried " + ", ".join(KEY_ROUTES) + ")")
         return self._key_route
 
     # --- plumbing ---------------------------------------------------------------------------
     async def _call(self, method: str, path: str, *, idempotent: bool, key: SecretStr | None = None, **kwargs: Any) -> httpx.Response:
         response = await self._send(method, path, idempotent=idempotent, key=key, **kwargs)
-        _raise_for(response)
+        _raise_for(response, path)
         return response
 
     async def _send(self, method: str, path: str, *, idempotent: bool, key: SecretStr | None = None, **kwargs: Any) -> httpx.Response:
@@ -304,11 +310,22 @@ async def _read_stream(response: httpx.Response) -> list[str]:
     return pieces
 
 
-def _raise_for(response: httpx.Response) -> None:
+def _base_of(location: str, route: str) -> str:
+    """The address to set for a gateway that points `route` to `location`: the location without the
+    route (nor its query), else its origin."""
+    parts = urlsplit(location)
+    if route and parts.path.rstrip("/").endswith(route.rstrip("/")):
+        return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/")[: -len(route.rstrip("/"))], "", "")).rstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, "", "", "")) if parts.netloc else location
+
+
+def _raise_for(response: httpx.Response, route: str = "") -> None:
     status = response.status_code
     if response.is_redirect:  # redirects are not followed: a followed POST turns into a GET elsewhere
         location = response.headers.get("location", "")
-        raise Redirected(f"{status} to {location!r}", location)
+        with contextlib.suppress(RuntimeError, httpx.InvalidURL):  # a relative location: from the address asked
+            location = str(response.request.url.join(location))
+        raise Redirected(f"{status} to {location!r}", location, _base_of(location, route))
     if status < 400:
         return
     detail = describe_error(response)
@@ -320,8 +337,8 @@ def _raise_for(response: httpx.Response) -> None:
         raise ModelNotFound(detail)
     if status == 403 and "model" in detail.lower():
         raise ModelForbidden(detail)
-    if status == 404:
-        raise NoSuchRoute(detail)
+    if status == 404:  # the gateway's words alone ("Not Found") would not say what answered them
+        raise NoSuchRoute(detail if detail.startswith("404") else f"404 {detail}")
     if daily_quota_exhausted(response):
         raise QuotaExhausted(detail)
     if status == 429:

@@ -46,8 +46,10 @@ T = TypeVar("T")
 NO_ACCOUNT_TTL = 180
 #: How long "none of this person's rooms has this slug" is believed.
 SLUG_MISS_TTL = 600
-#: How long "the application lacks this scope" is believed.
+#: How long "the application lacks this scope" is believed, and the cache's name (bot.serving.slack_app
+#: makes it; `check --as` forgets a mark once the scope is granted again).
 SCOPE_MISSING_TTL = 180
+SCOPE_MISSING = "scope-missing"
 #: How long this process believes, without asking Redis again, that the application lacks no scope.
 NOT_MISSING_SECONDS = 5.0
 #: How long the rooms a person listed answer for a room the service will not show (no rooms:retrieve).

@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 
-from clients.inference.errors import InferenceError, KeyRejected, ModelForbidden, ModelNotFound
+from clients.inference.errors import InferenceError, InferenceUnavailable
 from clients.inference.service import InferenceService
 from handlers.digest.messages import DigestLine
 from handlers.i18n import text
@@ -52,18 +52,11 @@ async def summary_line(service: InferenceService, lang: str, lines: list[DigestL
     except TimeoutError:
         log.warning("no AI line in the digest: the inference service took more than %.0f s", TIME_LIMIT)
         return None
-    except KeyRejected as error:
-        log.error("no AI line in the digest: the inference key is refused (%s); rotate or fix ALBERT_API_KEY", error.detail)
+    except InferenceUnavailable as error:  # passing: the next digest tries again
+        log.warning("no AI line in the digest: %s", service.advise(error))
         return None
-    except ModelNotFound:
-        log.error("no AI line in the digest: the inference service has no model %r; set ALBERT_MODEL to one it lists", service.model)
-        return None
-    except ModelForbidden:
-        log.error("no AI line in the digest: the key may not use the model %r; set ALBERT_MODEL to one it may use, or ask "
-                  "the gateway's administrator", service.model)
-        return None
-    except InferenceError as error:
-        log.warning("no AI line in the digest: %s", error.detail)
+    except InferenceError as error:  # the key, the address or the model: the operator's to change
+        log.error("no AI line in the digest: %s", service.advise(error))
         return None
     sentence = " ".join(written.split())
     if not sentence:

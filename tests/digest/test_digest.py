@@ -456,7 +456,7 @@ def test_a_dry_run_within_the_run_window_says_it_reused_counts_and_fresh_counts_
     assert not first.stdout.splitlines()[2].endswith(" *") and second.stdout.splitlines()[2].endswith(" *")
     assert "* counts made by another run less than 30 minutes ago, reused rather than made again; --fresh counts afresh." in second.stdout
     fresh = _dry_run(tmp_path, env, "--fresh")
-    assert "n° 101: the dossier service token is invalid" in fresh.stdout  # --fresh asked the service: it refused
+    assert "n° 101: the dossier service does not know the token" in fresh.stdout  # --fresh asked the service: it refused
     ds.token = env["DS_API_TOKEN"]
     again = _dry_run(tmp_path, env, "--fresh")
     assert again.returncode == 0 and "reused" not in again.stdout

@@ -19,6 +19,7 @@ from bot.config import Settings
 from bot.demo.albert import BOOTSTRAP, MASTER, FakeAlbert
 from bot.inference import ExpiryWatch, Inference, Rotation, joined, rotate
 from clients.inference.errors import (
+    AccountRefused,
     InferenceError,
     InferenceRefused,
     InferenceUnavailable,
@@ -335,15 +336,15 @@ def test_the_master_key_is_told_apart_even_where_its_listing_answers_200_empty(t
     assert rotated.returncode == 1 and "master key" in rotated.stderr  # the same words for both
 
 
-async def test_an_expired_account_is_not_mistaken_for_a_revoked_key(albert: FakeAlbert, redis, sleeps, caplog):
+async def test_an_expired_account_is_not_mistaken_for_a_revoked_key(albert: FakeAlbert, redis, sleeps):
     ai = stored_service(albert, redis, sleeps)
     new = (await rotate(ai, expires_in_days=30)).new
     albert.account_expired = True  # every key of the account is refused, the bootstrap key too
-    with caplog.at_level(logging.ERROR), pytest.raises(KeyRejected):
+    with pytest.raises(AccountRefused) as raised:
         await ai.service.complete(MESSAGES)
     active = await ai.keys.active()
     assert active is not None and str(active.id) == str(new.id)  # kept: good again once the account is
-    assert "refuses the bot's key" in caplog.text and "ALBERT_API_KEY alike" in caplog.text
+    assert "the account itself is refused" in explain(raised.value, albert.url)
     albert.account_expired = False
     assert await ai.service.complete(MESSAGES) == albert.reply and albert.calls[-1][2] == new.secret.get_secret_value()
     await ai.service.aclose()

@@ -74,7 +74,7 @@ async def test_only_administrators_see_settings_and_what_serves_them(bot: Bot) -
 async def test_a_token_is_tried_before_it_is_kept(bot: Bot, slack: FakeSlack, ds: FakeDS, redis: aioredis.Redis) -> None:
     refused = await submit(bot, "not-a-token-the-service-knows")
     assert refused["response_action"] == "errors"
-    assert "refused this token: the dossier service token is invalid. Nothing was changed" in refused["errors"]["ds_token"]
+    assert "refused this token: the dossier service does not know the token (revoked or mistyped)" in refused["errors"]["ds_token"]
     for garbage in ("", "   ", "two words", "x" * 500, "\u0000abc"):
         assert "does not look like a token" in (await submit(bot, garbage))["errors"]["ds_token"]
     assert await redis.keys(redis_key("ds-token:*")) == []

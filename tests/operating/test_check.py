@@ -191,7 +191,7 @@ def test_a_dossier_token_alone_is_proved_without_a_demarche(configured, capsys, 
     assert check(capsys)[0] == 0
     ds.token = "another-token"
     code, lines = check(capsys)
-    assert code == 1 and "DS_API_TOKEN is refused (unknown or revoked)" in part(lines, "dossier service")
+    assert code == 1 and "DS_API_TOKEN is unknown to the dossier service (revoked" in part(lines, "dossier service")
 
 
 def test_http_mode_without_a_signing_secret_fails_as_serve_would(configured, capsys, monkeypatch):
@@ -286,6 +286,7 @@ def test_check_names_a_v1_suffix_and_a_moved_gateway(configured, capsys, monkeyp
     albert.moved_to = "https://albert.example.gouv.fr"
     line = part(check(capsys)[1], "inference service")
     assert line.startswith("✗") and "is redirected (301) to https://albert.example.gouv.fr/v1/models" in line
+    assert "set ALBERT_API_URL=https://albert.example.gouv.fr (its base address" in line
 
 
 def test_check_names_the_setting_when_the_address_is_not_the_gateway(configured, capsys, monkeypatch, meet: FakeMeet) -> None:
@@ -340,3 +341,88 @@ def test_check_makes_no_data_folder_where_it_is_run(configured, capsys, monkeypa
     _, lines = check(capsys)
     assert part(lines, "Redis").startswith("✓ Redis: version"), lines
     assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize(("refusal", "says", "never"), [
+    ("unknown", "DS_API_TOKEN is unknown to the dossier service (revoked, mistyped", "has expired"),
+    ("revoked", "DS_API_TOKEN is unknown to the dossier service (revoked, mistyped", "has expired"),
+    ("expired", "DS_API_TOKEN has expired (the service knows it, so it is not revoked", "unknown"),
+])
+def test_an_expired_token_is_told_apart_from_a_revoked_or_unknown_one(configured, capsys, monkeypatch, ds: FakeDS,
+                                                                        refusal, says, never):
+    import datetime as dt
+
+    if refusal == "unknown":
+        monkeypatch.setenv("DS_API_TOKEN", "a-token-nobody-made")
+    elif refusal == "revoked":
+        ds.revoked.add(ds.token)
+    else:
+        ds.expires_on = dt.date.today() - dt.timedelta(days=2)  # whatever the hour in Paris
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and line.startswith("✗") and says in line and never not in line, line
+    assert "declare there every address the deployment leaves from before its first call" in line
+
+
+def test_a_token_locked_to_the_network_of_its_first_call_is_told_apart_from_an_unknown_one(configured, capsys, ds: FakeDS):
+    """A token made since July 2026 without declared networks: the first pod to call locks it to its
+    address; the deployment's other pods, leaving from another address, are refused."""
+    ds.ip_filtering = True
+    ds.caller = "203.0.113.7"  # the first pod
+    assert check(capsys)[0] == 0
+    assert ds.networks == ["203.0.113.7/32"]
+    ds.caller = "198.51.100.9"  # another node of the cluster
+    code, lines = check(capsys)
+    line = part(lines, "dossier service")
+    assert code == 1 and "refuses DS_API_TOKEN from this machine's address (198.51.100.9/32)" in line
+    assert "locked to the address of its first call" in line and "every address the deployment leaves from" in line
+    assert "unknown" not in line and "expired" not in line
+
+
+def test_check_says_when_the_bots_key_was_refused_and_it_fell_back(configured, capsys, albert: FakeAlbert) -> None:
+    assert main(["keys", "rotate"]) == 0
+    capsys.readouterr()
+    for key in albert.keys.values():
+        key["revoked"] = key["revoked"] or key["name"].startswith("roombot-")  # revoked by hand on the gateway
+    code, lines = check(capsys)
+    line = part(lines, "inference service")
+    assert code == 0 and line.startswith("⚠ inference service: ALBERT_API_KEY accepted"), line
+    assert "the bot's key roombot-" in line and "was refused (revoked or expired): the bot now uses ALBERT_API_KEY" in line
+    assert "keys rotate" in line
+
+
+def test_a_revoked_bootstrap_key_does_not_hide_the_bots_key_expiring(configured, capsys, albert: FakeAlbert) -> None:
+    assert main(["keys", "rotate", "--expires-in-days", "3"]) == 0
+    capsys.readouterr()
+    albert.keys[1]["revoked"] = True  # ALBERT_API_KEY
+    line = part(check(capsys)[1], "inference service")
+    assert line.startswith("⚠") and "ALBERT_API_KEY itself is refused" in line and "expires within 7 days" in line, line
+
+
+async def test_check_as_ends_the_bots_refusals_of_a_scope_granted_again_and_says_so(configured, capsys, meet: FakeMeet, redis):
+    """A fresh token refused for a scope is believed for minutes: granted again, the bot kept
+    refusing while check said ✓."""
+    from clients.json_cache import JsonCache
+    from clients.redis_keys import application_tag
+    from clients.rooms.user_rooms import SCOPE_MISSING, SCOPE_MISSING_TTL
+
+    marks = JsonCache(redis, SCOPE_MISSING, SCOPE_MISSING_TTL)  # as the bot marks a scope the service refused
+    tag = application_tag(meet.app_config.client_id)
+    await marks.put("Insufficient permissions. Required scope: 'rooms:create'", tag, "rooms:create")
+    code, lines = await asyncio.to_thread(check, capsys, "--as", "alice@example.gouv.fr")
+    line = part(lines, "room service")
+    assert code == 0 and "the bot had been refusing what needs rooms:create" in line and "it works again" in line, line
+    assert await marks.get(tag, "rooms:create") is None  # /room new is not refused any more
+    line = part((await asyncio.to_thread(check, capsys, "--as", "alice@example.gouv.fr"))[1], "room service")
+    assert "had been refusing" not in line
+
+
+def test_check_as_someone_without_rooms_says_what_it_could_not_learn_and_what_it_made(configured, capsys, meet: FakeMeet,
+                                                                                        monkeypatch):
+    monkeypatch.delenv("MEET_ROOM_BASE_URL", raising=False)
+    line = part(check(capsys, "--as", "alice@example.gouv.fr")[1], "room service")
+    assert "with no room of theirs, the bot learnt no web address" in line and "set MEET_ROOM_BASE_URL" in line, line
+    assert "on a room service that creates accounts (APPLICATION_ALLOW_USER_CREATION), this check made" in line
+    meet.add_room("alice@example.gouv.fr")
+    line = part(check(capsys, "--as", "alice@example.gouv.fr")[1], "room service")
+    assert "no room of theirs" not in line and "creates accounts" not in line
