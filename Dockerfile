@@ -25,6 +25,7 @@ RUN pip install -q --require-hashes --no-deps -r requirements-image.lock
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY handlers ./handlers
+COPY domain ./domain
 COPY clients ./clients
 # setuptools builds the bot (it is in the lock: no unpinned download), then goes with pip
 RUN pip install -q --no-deps --no-build-isolation . && pip uninstall -q -y pip setuptools

@@ -1,0 +1,1 @@
+"""Rooms, planned meetings, invitations and sharing: what happens, as data for the surfaces."""
