@@ -31,6 +31,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from bot.commands.console_slack import TEAM, ConsoleSlack, Control, Directory, Person, person_id, slack_locale
 from bot.config import Settings
 from bot.serving.slack_app import Runtime, running
+from bot.serving.slack_endpoint import as_sent
 from handlers.i18n import LANGUAGES, text
 
 QUIT = {"quit", "exit", "/quit", "/exit"}
@@ -171,7 +172,7 @@ class Shell:
         """As if Slack had sent it (no signature to check: nothing left this machine), then waits for
         the listener's replies and fills in any modal it opened."""
         kind = "application/json" if json_body else "application/x-www-form-urlencoded"
-        response = await self._runtime.app.async_dispatch(AsyncBoltRequest(body=body, headers={"content-type": kind}))
+        response = await self._runtime.app.async_dispatch(as_sent(AsyncBoltRequest(body=body, headers={"content-type": kind})))
         await self._runtime.tasks.drain(60)
         if response.status == 200 and response.body and not response.body.startswith("{"):
             self._slack.show(text(self._slack.lang, "shell.only_you"), {"text": response.body})

@@ -62,7 +62,7 @@ class SlackEndpoint:
         if not self._signed(body, request):
             return self._refuse(401, "bad or stale signature")
         try:
-            bolt_request = _as_sent(to_async_bolt_request(request, body))
+            bolt_request = as_sent(to_async_bolt_request(request, body))
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
             return self._refuse(400, "signed but unreadable body")
         if bolt_request.body.get("type") == "app_rate_limited":
@@ -94,7 +94,7 @@ class SlackEndpoint:
         return PlainTextResponse(why, status_code=status, headers={"Connection": "close"})
 
 
-def _as_sent(bolt_request: AsyncBoltRequest) -> AsyncBoltRequest:
+def as_sent(bolt_request: AsyncBoltRequest) -> AsyncBoltRequest:
     """Bolt takes any form body with the word "payload" anywhere in it for an interaction's and reads
     its `payload` field, missing from a command: `/room payload`, or a channel named so, got a 404 and
     Slack's "app did not respond". Such a form is handed on as the fields it has, in JSON, which Bolt

@@ -51,6 +51,12 @@ def test_the_main_job_works_from_a_console(operator_env, monkeypatch, capsys, me
     assert "Type /room …, /digest …, home, the number of a button, or quit." in out
 
 
+def test_a_command_with_the_word_payload_in_it_is_answered_in_the_shell(operator_env, monkeypatch, capsys):
+    """As over HTTP (tests/robustness/test_attacks.py): Bolt took the form for an interaction's."""
+    out = shell(monkeypatch, capsys, "/room payload\n", "--lang", "en")
+    assert "/room show <room id or link>" in out and "Unhandled request" not in out
+
+
 def test_the_console_speaks_the_chosen_language_and_explains_failures(operator_env, monkeypatch, capsys):
     assert "no video room yet" in shell(monkeypatch, capsys, "/room list\n", "--lang", "en")
     # right after, as someone else: not answered as Alice (profiles are cached per Slack user)
