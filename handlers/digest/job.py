@@ -1,5 +1,6 @@
-"""The daily digest job: post one digest per day and channel, remember it (counting: counting.py;
-who follows what: following.py).
+"""The daily digest job, Slack's side: post one digest per day and channel, each part once. What a
+digest says comes from the dossiers wing (domain/dossiers/digests.py); this words it, posts it and
+uploads its chart.
 
 Several bot processes may run it: a Redis lock per day and a mark per posted part make sure
 one digest goes out per day, each part once, even when a run is retried after a failure.
@@ -18,19 +19,19 @@ from slack_sdk.errors import SlackApiError
 from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.counts import Progress
 from clients.dossiers.digest_store import DigestStore, Outcome
-from clients.dossiers.rate_limit import PRIORITY, Priority
-from clients.dossiers.subscriptions import Subscription
+from clients.dossiers.subscriptions import Subscription, Subscriptions
 from clients.inference.service import InferenceService
+from domain.dossiers.counting import Counting, Series
+from domain.dossiers.digest_config import DigestConfig
+from domain.dossiers.digests import Digests
+from domain.dossiers.following import Following
+from domain.dossiers.lines import Digest
 from handlers.blocks import plain
 from handlers.core import slack_refusals
-from handlers.digest.counting import Digest, DigestConfig, DigestCounting
-from handlers.digest.following import DigestFollowing
-from handlers.digest.messages import (
-    digest_messages,
-    named_demarches,
-)
+from handlers.digest.chart import alt_text, render
+from handlers.digest.lapses import profile_emails, tell_lapsed
+from handlers.digest.messages import ai_line, digest_messages, named_demarches
 from handlers.digest.post import HINTS, DigestNotPosted, post_parts
-from handlers.digest.rights import with_rights
 from handlers.i18n import Mrkdwn, text
 
 if TYPE_CHECKING:
@@ -40,15 +41,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TREND_DAYS = 14
-CONCURRENT_DEMARCHES = 4
-
 
 @dataclass
-class DigestJob(DigestCounting, DigestFollowing):
-    """Posts the day's digest once per channel, however many processes run it: counting and who follows
-    what come from its two parts (counting.py, following.py)."""
-
+class DigestJob:
+    """Posts the day's digest once per channel, however many processes run it. Its parts come from the
+    dossiers wing, made over its fields as they are (they hold nothing else): `following` (who
+    follows what, what is due), `counting` (démarches counted), `digests` (what a digest says)."""
 
     config: DigestConfig
     store: DigestStore
@@ -58,6 +56,32 @@ class DigestJob(DigestCounting, DigestFollowing):
     inference: InferenceService | None = None  # writes the optional AI line when configured
     # with OAuth installs: which token reads for each workspace; None: the operator's, for every one
     accounts: DossierAccounts | None = None
+
+    @property
+    def following(self) -> Following:
+        return Following(self.config, self.store)
+
+    @property
+    def counting(self) -> Counting:
+        return Counting(self.config, self.store, self.operator)
+
+    @property
+    def digests(self) -> Digests:
+        return Digests(self.counting, self.following, self.inference)
+
+    @property
+    def subscriptions(self) -> Subscriptions:
+        """What channels follow (handlers/services.py's Dossiers, for the desk and Home)."""
+        return self.store.subscriptions
+
+    @property
+    def late_days(self) -> int:
+        """After how many days a dossier waits too long (handlers/services.py's Dossiers)."""
+        return self.config.late_days
+
+    async def due(self, now: dt.datetime) -> list[tuple[dt.date, Subscription]]:
+        """What the scheduler runs now (bot/serving/scheduler.py): the subscriptions whose hour has come."""
+        return await self.following.due(now)
 
     async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None:
         """The token that reads for the workspace; None when none does (with OAuth installs)."""
@@ -74,9 +98,8 @@ class DigestJob(DigestCounting, DigestFollowing):
         progress_for: Callable[[int], Progress] | None = None,
     ) -> Outcome:
         """Posts `day`'s digest to the subscription's channel (the operator's by default) unless it
-        went out already (`force` posts it again). The operator's digest counts as urgent: its
-        requests find room in every window of the token's allowance, whatever else is counting."""
-        sub = subscription or self.operators
+        went out already (`force` posts it again, counted afresh)."""
+        sub = subscription or self.following.operators
         assert self.workspaces is not None and sub is not None
         channel, place = sub.channel, sub.place
         if not force and await self.store.is_posted(day, place):
@@ -94,22 +117,21 @@ class DigestJob(DigestCounting, DigestFollowing):
             if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
                 log.warning("digest of %s not posted: no dossier-service token serves workspace %s", channel, sub.team)
                 return Outcome.NO_TOKEN
-            sub = await with_rights(slack, lambda number: self.membership(number, account), self.subscriptions, sub,
-                                    self.config.language)
-            if not sub.live.follows:
+            rights = await self.digests.rights(sub, account, profile_emails(slack))
+            if rights.newly_lapsed:
+                await tell_lapsed(slack, rights.subscription, rights.newly_lapsed, self.config.language)
+            if not rights.subscription.live.follows:
                 return Outcome.LAPSED
-            sub = sub.live
+            sub = rights.subscription.live
             refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
             if refusal is not None:
                 return await self._refused(slack, day, sub, refusal)
-            urgent = PRIORITY.set(Priority.OPERATOR if sub.operator else Priority.DIGEST)
-            try:
-                counted = await self.compute(day, progress_for, demarches=sub.demarches, fresh=force, account=account)
-                digest = await self.for_groups(counted, sub, account)
-            finally:
-                PRIORITY.reset(urgent)
             lang = self.config.language
-            messages = digest_messages(lang, day, digest.lines, digest.failures, await self.summary(digest))
+            content = await self.digests.content(day, sub, account, instructions=text(lang, "digest.ai_instructions"),
+                                                 fresh=force, progress_for=progress_for)
+            digest = content.digest
+            log_failures(digest)
+            messages = digest_messages(lang, day, digest.lines, digest.failures, ai_line(lang, content.summary))
             run = await self.store.forced_run(day, place) if force else "daily"
             try:
                 await post_parts(
@@ -123,24 +145,23 @@ class DigestJob(DigestCounting, DigestFollowing):
                 if not error.permanent:
                     raise
                 return await self._refused(slack, day, sub, error.code)
-            await self._upload_chart(slack, day, channel, place, run, digest)
+            await self._upload_chart(slack, day, channel, place, run, content.trend)
             await self.store.mark_posted(day, place)
             if force:
                 await self.store.forced_run_done(day, place)
             log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
             return Outcome.POSTED
 
-    async def _upload_chart(self, slack: AsyncWebClient, day: dt.date, channel: str, place: str, run: str, digest: Digest) -> None:
+    async def _upload_chart(self, slack: AsyncWebClient, day: dt.date, channel: str, place: str, run: str,
+                            trend: Series | None) -> None:
         """Once per run. The text's sparklines are the digest: whatever stops the chart (a refusal,
         a network failure, a drawing error) leaves them standing, with one log line saying why."""
         part = f"{run}-chart"
-        if await self.store.is_posted(day, place, part):
+        if trend is None or await self.store.is_posted(day, place, part):
             return
+        lang = self.config.language
         try:
-            chart = await self.chart(day, digest)
-            if chart is None:
-                return
-            png, alt = chart
+            png, alt = await render(lang, day, trend), alt_text(lang, day, trend)
             await slack.files_upload_v2(channel=channel, content=png, filename=f"digest-{day}.png",
                                         title=text(self.config.language, "chart.title"), alt_txt=alt)
         except SlackApiError as error:
@@ -199,3 +220,11 @@ class DigestJob(DigestCounting, DigestFollowing):
             except SlackApiError as error:
                 log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
         return Outcome.PAUSED
+
+
+def log_failures(digest: Digest) -> None:
+    """A démarche not counted: one line, in the operator's words; an error when only the operator
+    can fix it (the token, its networks)."""
+    for failure in digest.failures:
+        log.log(logging.ERROR if failure.operator else logging.WARNING, "démarche %s not counted: %s (%s)",
+                failure.number, text("en", f"digest.reason.{failure.reason}"), failure.detail)
