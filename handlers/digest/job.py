@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from slack_sdk.errors import SlackApiError
@@ -23,16 +23,15 @@ from clients.dossiers.subscriptions import Subscription, Subscriptions
 from clients.inference.service import InferenceService
 from domain.dossiers.counting import Counting, Series
 from domain.dossiers.digest_config import DigestConfig
-from domain.dossiers.digests import Digests
+from domain.dossiers.digests import DigestContent, Digests
 from domain.dossiers.following import Following
 from domain.dossiers.lines import Digest
-from handlers.blocks import plain
-from handlers.core import slack_refusals
 from handlers.digest.chart import alt_text, render
 from handlers.digest.lapses import profile_emails, tell_lapsed
-from handlers.digest.messages import ai_line, digest_messages, named_demarches
-from handlers.digest.post import HINTS, DigestNotPosted, post_parts
-from handlers.i18n import Mrkdwn, text
+from handlers.digest.messages import ai_line, digest_messages
+from handlers.digest.pauses import channel_refusal, pause
+from handlers.digest.post import DigestNotPosted, post_parts
+from handlers.i18n import text
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
@@ -100,8 +99,8 @@ class DigestJob:
         """Posts `day`'s digest to the subscription's channel (the operator's by default) unless it
         went out already (`force` posts it again, counted afresh)."""
         sub = subscription or self.following.operators
-        assert self.workspaces is not None and sub is not None
-        channel, place = sub.channel, sub.place
+        assert sub is not None
+        place = sub.place
         if not force and await self.store.is_posted(day, place):
             return Outcome.ALREADY_POSTED
         async with self.store.day_lease(day, place) as held:
@@ -109,48 +108,59 @@ class DigestJob:
                 return Outcome.BUSY
             if not force and await self.store.is_posted(day, place):
                 return Outcome.ALREADY_POSTED
-            slack = await self.workspaces.client(sub.team)
-            if slack is None:  # the workspace uninstalled the app: its subscriptions are being removed
-                return Outcome.PAUSED
-            enterprise = await self.workspaces.enterprise_of(sub.team)
-            account = self.operator if sub.operator else await self.account(sub.team, enterprise)
-            if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
-                log.warning("digest of %s not posted: no dossier-service token serves workspace %s", channel, sub.team)
-                return Outcome.NO_TOKEN
-            rights = await self.digests.rights(sub, account, profile_emails(slack))
-            if rights.newly_lapsed:
-                await tell_lapsed(slack, rights.subscription, rights.newly_lapsed, self.config.language)
-            if not rights.subscription.live.follows:
-                return Outcome.LAPSED
-            sub = rights.subscription.live
-            refusal = await self._refusal(slack, channel)  # before counting and before asking the inference service
-            if refusal is not None:
-                return await self._refused(slack, day, sub, refusal)
-            lang = self.config.language
-            content = await self.digests.content(day, sub, account, instructions=text(lang, "digest.ai_instructions"),
-                                                 fresh=force, progress_for=progress_for)
-            digest = content.digest
-            log_failures(digest)
-            messages = digest_messages(lang, day, digest.lines, digest.failures, ai_line(lang, content.summary))
-            run = await self.store.forced_run(day, place) if force else "daily"
-            try:
-                await post_parts(
-                    slack,
-                    channel,
-                    messages,
-                    already_posted=lambda part: self.store.is_posted(day, place, f"{run}-{part}"),
-                    mark_posted=lambda part: self.store.mark_posted(day, place, f"{run}-{part}"),
-                )
-            except DigestNotPosted as error:
-                if not error.permanent:
-                    raise
-                return await self._refused(slack, day, sub, error.code)
-            await self._upload_chart(slack, day, channel, place, run, content.trend)
-            await self.store.mark_posted(day, place)
-            if force:
-                await self.store.forced_run_done(day, place)
-            log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
-            return Outcome.POSTED
+            return await self._run_held(day, sub, force, progress_for)
+
+    async def _run_held(self, day: dt.date, sub: Subscription, force: bool,
+                        progress_for: Callable[[int], Progress] | None) -> Outcome:
+        """Within the day's lease: whose token reads, whose rights still hold and whether the channel
+        takes a digest — all before anything is counted or the inference service asked."""
+        assert self.workspaces is not None
+        slack = await self.workspaces.client(sub.team)
+        if slack is None:  # the workspace uninstalled the app: its subscriptions are being removed
+            return Outcome.PAUSED
+        enterprise = await self.workspaces.enterprise_of(sub.team)
+        account = self.operator if sub.operator else await self.account(sub.team, enterprise)
+        if account is None:  # the workspace's own token was removed, or the operator's no longer serves it
+            log.warning("digest of %s not posted: no dossier-service token serves workspace %s", sub.channel, sub.team)
+            return Outcome.NO_TOKEN
+        rights = await self.digests.rights(sub, account, profile_emails(slack))
+        if rights.newly_lapsed:
+            await tell_lapsed(slack, rights.subscription, rights.newly_lapsed, self.config.language)
+        if not rights.subscription.live.follows:
+            return Outcome.LAPSED
+        sub = rights.subscription.live
+        refusal = await channel_refusal(slack, sub.channel)
+        if refusal is not None:
+            return await pause(slack, self.store, day, sub, refusal, self.config.language)
+        content = await self.digests.content(day, sub, account, instructions=text(self.config.language, "digest.ai_instructions"),
+                                             fresh=force, progress_for=progress_for)
+        return await self._post(slack, day, sub, content, force)
+
+    async def _post(self, slack: AsyncWebClient, day: dt.date, sub: Subscription, content: DigestContent,
+                    force: bool) -> Outcome:
+        """Each part once (a forced run's parts apart from the day's), then the chart, then the day's mark."""
+        channel, place, lang, digest = sub.channel, sub.place, self.config.language, content.digest
+        log_failures(digest)
+        messages = digest_messages(lang, day, digest.lines, digest.failures, ai_line(lang, content.summary))
+        run = await self.store.forced_run(day, place) if force else "daily"
+        try:
+            await post_parts(
+                slack,
+                channel,
+                messages,
+                already_posted=lambda part: self.store.is_posted(day, place, f"{run}-{part}"),
+                mark_posted=lambda part: self.store.mark_posted(day, place, f"{run}-{part}"),
+            )
+        except DigestNotPosted as error:
+            if not error.permanent:
+                raise
+            return await pause(slack, self.store, day, sub, error.code, self.config.language)
+        await self._upload_chart(slack, day, channel, place, run, content.trend)
+        await self.store.mark_posted(day, place)
+        if force:
+            await self.store.forced_run_done(day, place)
+        log.info("digest of %s posted to %s: %d démarche(s), %d failed", day, channel, len(digest.lines), len(digest.failures))
+        return Outcome.POSTED
 
     async def _upload_chart(self, slack: AsyncWebClient, day: dt.date, channel: str, place: str, run: str,
                             trend: Series | None) -> None:
@@ -171,55 +181,6 @@ class DigestJob:
             log.warning("digest chart not posted to %s (%s); the text trend stays", channel, str(error) or type(error).__name__)
             return
         await self.store.mark_posted(day, place, part)
-
-    async def _refusal(self, slack: AsyncWebClient, channel: str) -> str | None:
-        """Slack's reason the channel cannot take a digest, when it is known before counting."""
-        try:
-            info = (await slack.conversations_info(channel=channel)).get("channel") or {}
-        except SlackApiError as error:
-            code = str(error.response.get("error"))
-            return code if code in slack_refusals.CHANNEL_REFUSALS else None  # e.g. no scope to look at a DM: try posting
-        except Exception:  # Slack unreachable now: the post will tell
-            return None
-        if info.get("is_archived"):
-            return "is_archived"
-        if info.get("is_private") and not info.get("is_member") and not info.get("is_im"):
-            return "not_in_channel"
-        if not info.get("is_private") and not info.get("is_im") and info.get("is_member") is False:
-            await self._join(slack, channel)
-        return None
-
-    async def _join(self, slack: AsyncWebClient, channel: str) -> None:
-        """A public channel's digest text needs no membership (chat:write.public), its chart does."""
-        try:
-            await slack.conversations_join(channel=channel)
-        except SlackApiError as error:
-            log.warning("could not join %s for the digest's chart (Slack said %s); the text goes out without it",
-                        channel, error.response.get("error"))
-
-    async def _refused(self, slack: AsyncWebClient, day: dt.date, sub: Subscription, code: str) -> Outcome:
-        """The channel refuses for good: a channel's subscription is paused and whoever set it up is
-        told once; the operator's is left until tomorrow, with one error line."""
-        lang = self.config.language
-        if sub.operator:
-            if await self.store.note_refused(day, sub.place, code):
-                log.error("the operator's digest cannot go to %s: Slack said %s (%s); fix DIGEST_CHANNEL or the channel, "
-                          "it is tried again tomorrow", sub.channel, code, HINTS.get(code, code))
-            return Outcome.PAUSED
-        current = await self.subscriptions.get(sub.team, sub.channel)
-        if current is None or current.paused is not None or not await self.store.note_refused(day, sub.place, code):
-            return Outcome.PAUSED
-        await self.subscriptions.save(replace(current, paused=code))
-        log.warning("digest of %s paused: Slack said %s", sub.channel, code)
-        told = text(lang, "digest_cmd.paused_dm", channel=Mrkdwn(f"<#{sub.channel}>"),
-                    demarches=named_demarches(lang, current.demarches, of=True),
-                    reason=slack_refusals.reason(lang, code), first=current.demarches[0])
-        for person in dict.fromkeys(f.by for f in current.follows if f.by):
-            try:
-                await slack.chat_postMessage(channel=person, **plain(told).payload())
-            except SlackApiError as error:
-                log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
-        return Outcome.PAUSED
 
 
 def log_failures(digest: Digest) -> None:
