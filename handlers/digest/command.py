@@ -281,6 +281,12 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
             refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(lang, current.set_up_by(number))))
     if not stopped:
         return plain("\n".join(refused))
+    return plain("\n".join([*await _stop(client, digests, where, current, stopped), *refused]))
+
+
+async def _stop(client: AsyncWebClient, digests: DigestJob, where: Where, current: Subscription, stopped: list[int]) -> list[str]:
+    """The démarches no longer followed, what the bot kept of them gone, the channel told; the answer's lines."""
+    lang = where.lang
     left = current.without(set(stopped))
     await digests.subscriptions.save(left)
     await digests.following.forget_unfollowed(set(stopped))
@@ -292,7 +298,7 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
     lines = [text(lang, "digest_cmd.unsubscribed", demarches=named_demarches(lang, stopped))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
-    return plain("\n".join([*lines, *refused]))
+    return lines
 
 
 async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> None:
