@@ -35,7 +35,8 @@ from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
-from handlers.digest.chart import by_state, render
+from domain.dossiers.counting import by_state
+from handlers.digest.chart import render
 from handlers.digest.messages import sparkline
 
 LIMIT = 400

@@ -25,7 +25,7 @@ from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.json_cache import JsonCache
 from clients.redis_keys import digest as hashed
-from handlers.digest.counting import DigestConfig
+from domain.dossiers.digest_config import DigestConfig
 from handlers.digest.job import DigestJob
 
 if TYPE_CHECKING:

@@ -20,8 +20,9 @@ from bot.redis_server import open_redis
 from bot.wiring import digest_job
 from clients.dossiers.digest_store import RUN_WINDOW
 from clients.dossiers.models import STATES
-from handlers.digest.counting import Digest
-from handlers.digest.messages import needs_line, sparkline
+from domain.dossiers.lines import Digest
+from handlers.digest.chart import render
+from handlers.digest.messages import ai_line, needs_line, sparkline
 from handlers.digest.post import DigestNotPosted
 from handlers.i18n import clock, text
 
@@ -44,11 +45,12 @@ async def run_digest_command(
     async with open_redis(settings) as redis, digest_job(settings, redis, slack, with_ai=with_ai) as job:
         with _progress() as progress_for:
             if dry_run:
-                digest = await job.compute(day, progress_for, fresh=fresh)
-                summary = await job.summary(digest)
-                drawn = await job.chart(day, digest) if chart is not None else None
-                if chart is not None and drawn is not None:
-                    await asyncio.to_thread(chart.write_bytes, drawn[0])
+                lang = settings.default_language
+                digest = await job.counting.compute(day, progress_for, fresh=fresh)
+                summary = ai_line(lang, await job.digests.summary(digest, text(lang, "digest.ai_instructions")))
+                trend = await job.counting.trend(day, digest) if chart is not None else None
+                if chart is not None and trend is not None:
+                    await asyncio.to_thread(chart.write_bytes, await render(lang, day, trend))
             else:
                 try:
                     outcome = await job.run(day, force=force, progress_for=progress_for)

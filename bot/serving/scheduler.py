@@ -18,7 +18,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from clients.dossiers.subscriptions import Subscription
-from handlers.digest.hours import due_day
+from domain.dossiers.schedule import due_day
 
 log = logging.getLogger(__name__)
 

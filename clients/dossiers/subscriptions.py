@@ -32,7 +32,7 @@ class Followed:
     by: str = ""
     group: int | None = None
     # whoever set it up no longer works on the démarche (or the group) on the service: nothing of it
-    # is posted until someone entitled follows it again (handlers.digest.rights)
+    # is posted until someone entitled follows it again (domain/dossiers/rights.py)
     lapsed: bool = False
 
 

@@ -12,9 +12,7 @@ from pathlib import Path
 
 from babel.dates import format_date
 
-from clients.dossiers.digest_store import Snapshot
-from clients.dossiers.models import STATES
-from handlers.digest.series import first_known
+from domain.dossiers.series import first_known
 from handlers.i18n import text
 
 #: How long drawing may take, the worker's start (about a second) included.
@@ -27,17 +25,6 @@ _CODE = str(Path(__file__).resolve().parents[2])
 
 class ChartNotDrawn(Exception):
     """The drawing process failed; its last error line says why."""
-
-
-def by_state(days: list[list[Snapshot | None]]) -> dict[str, list[int | None]]:
-    """Each day's count per state, summed over the démarches (None on a day none was counted)."""
-    width = max((len(d) for d in days), default=0)
-    series: dict[str, list[int | None]] = {state: [] for state in STATES}
-    for index in range(width):
-        known = [d[index] for d in days if index < len(d) and d[index] is not None]
-        for state in STATES:
-            series[state].append(sum(s.by_state.get(state, 0) for s in known if s) if known else None)
-    return series
 
 
 async def render(lang: str, last_day: dt.date, series: dict[str, list[int | None]]) -> bytes:

@@ -25,13 +25,13 @@ from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription
+from domain.dossiers.schedule import first_day, next_due
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
 from handlers.core.numbers import is_number, number_words
 from handlers.core.typos import corrected
 from handlers.core.when import clock_time
 from handlers.dedupe import first_delivery
-from handlers.digest.hours import first_day, next_due
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
@@ -154,7 +154,7 @@ def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> No
 
 
 def _help(lang: str, digests: DigestJob, request: Request) -> Message:
-    usage = text(lang, "digest_cmd.help", time=clock(lang, digests.default_time), zone=zone_words(lang, digests.zone))
+    usage = text(lang, "digest_cmd.help", time=clock(lang, digests.following.default_time), zone=zone_words(lang, digests.following.zone))
     if request.problem is None:
         return plain(usage)
     key, values = request.problem
@@ -171,17 +171,17 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
     current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
     new = [n for n in request.numbers if current is None or n not in current.live.demarches]  # a lapsed one is taken over
-    room = digests.max_per_person - await digests.subscriptions.set_up_by(where.user)
+    room = digests.following.max_per_person - await digests.subscriptions.set_up_by(where.user)
     accepted: list[int] = []
     for number in new:
         why = await _why_not(digests, number, where, request.group)
         if why is None and len(accepted) >= room:
-            why = text(lang, "digest_cmd.too_many", most=digests.max_per_person)
+            why = text(lang, "digest_cmd.too_many", most=digests.following.max_per_person)
         if why is None:
             accepted.append(number)
         else:
             refused.append(why)
-    at = current.at if current else digests.default_time
+    at = current.at if current else digests.following.default_time
     if request.at is not None and current is not None and request.at != current.at:
         blocked = await _not_theirs(digests, current, where)
         if blocked:
@@ -201,7 +201,7 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         subscription = subscription.follow(number, where.user, request.group)
     since = subscription.since
     if current is None or changed_hour or current.paused:  # starts anew: the first post is at its hour, never at once
-        since = first_day(dt.datetime.now(dt.UTC), at, digests.zone)
+        since = first_day(dt.datetime.now(dt.UTC), at, digests.following.zone)
     subscription = replace(subscription, at=at, paused=None, since=since)
     await digests.subscriptions.save(subscription)
     followed = [f"n° {number}" for number in accepted]
@@ -210,12 +210,12 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         followed[0] += " " + text(lang, "digest_cmd.group", group=label)
     await _announce(client, where, [
         *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=named_labels(lang, followed, of=True),
-                time=clock(lang, at), zone=zone_words(lang, digests.zone))] if accepted else []),
+                time=clock(lang, at), zone=zone_words(lang, digests.following.zone))] if accepted else []),
         *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=clock(lang, at),
-                before=clock(lang, current.at), zone=zone_words(lang, digests.zone))] if changed_hour and current else []),
+                before=clock(lang, current.at), zone=zone_words(lang, digests.following.zone))] if changed_hour and current else []),
     ])
     done = text(lang, "digest_cmd.subscribed", demarches=named_demarches(lang, subscription.demarches, of=True), time=clock(lang, at),
-                zone=zone_words(lang, digests.zone), next=await _next_run(digests, subscription, lang))
+                zone=zone_words(lang, digests.following.zone), next=await _next_run(digests, subscription, lang))
     return plain("\n".join([done, *refused]))
 
 
@@ -223,10 +223,10 @@ async def _why_not(digests: DigestJob, number: int, where: Where, group: int | N
     """Why this person may not have démarche `number` (or one group of it) followed here, or None
     when they may: an administrator of the démarche, or an instructeur of it (of that group, for a group)."""
     lang = where.lang
-    if digests.allowed is not None and number not in digests.allowed:
+    if digests.following.allowed is not None and number not in digests.following.allowed:
         return text(lang, "digest_cmd.not_allowed", number=number)
     try:
-        membership = await digests.membership(number, where.account)
+        membership = await digests.counting.membership(number, where.account)
     except DemarcheNotFound:
         return text(lang, "digest_cmd.unknown", number=number)
     except DemarcheForbidden:
@@ -252,7 +252,7 @@ async def _may_change(digests: DigestJob, subscription: Subscription, number: in
 async def _entitled(digests: DigestJob, number: int, group: int | None, where: Where) -> bool:
     """Works on the démarche (on the group, for a group's digest) now, as the service lists it."""
     try:
-        return (await digests.membership(number, where.account)).may_follow(where.email, group)
+        return (await digests.counting.membership(number, where.account)).may_follow(where.email, group)
     except DossierServiceError:
         return False
 
@@ -281,9 +281,15 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
             refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(lang, current.set_up_by(number))))
     if not stopped:
         return plain("\n".join(refused))
+    return plain("\n".join([*await _stop(client, digests, where, current, stopped), *refused]))
+
+
+async def _stop(client: AsyncWebClient, digests: DigestJob, where: Where, current: Subscription, stopped: list[int]) -> list[str]:
+    """The démarches no longer followed, what the bot kept of them gone, the channel told; the answer's lines."""
+    lang = where.lang
     left = current.without(set(stopped))
     await digests.subscriptions.save(left)
-    await digests.forget_unfollowed(set(stopped))
+    await digests.following.forget_unfollowed(set(stopped))
     setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
     # who set them up is named only when it was someone else, and known
     await _announce(client, where, [text(lang, "digest_cmd.announce_stop" if setters else "digest_cmd.announce_stop_own",
@@ -292,7 +298,7 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
     lines = [text(lang, "digest_cmd.unsubscribed", demarches=named_demarches(lang, stopped))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
-    return plain("\n".join([*lines, *refused]))
+    return lines
 
 
 async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> None:
@@ -316,20 +322,20 @@ async def _list(digests: DigestJob, account: DossierAccount, team: str, channel:
             lapsed = f" ({text(lang, 'digest_cmd.lapsed_entry')})" if f.lapsed else ""
             entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
         lines.append(text(lang, "digest_cmd.list", demarches=named_labels(lang, entries), time=clock(lang, mine.at),
-                          zone=zone_words(lang, digests.zone), next=await _next_run(digests, mine, lang)))
+                          zone=zone_words(lang, digests.following.zone), next=await _next_run(digests, mine, lang)))
         if mine.paused:
             lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
-    operators = digests.operators
+    operators = digests.following.operators
     if operators is not None and operators.channel == channel:
         lines.append(text(lang, "digest_cmd.operators", demarches=named_demarches(lang, operators.demarches),
-                          time=clock(lang, operators.at), zone=zone_words(lang, digests.zone)))
+                          time=clock(lang, operators.at), zone=zone_words(lang, digests.following.zone)))
     return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
 
 
 async def _group_label(digests: DigestJob, account: DossierAccount, followed: Followed) -> str:
     """A followed group by its label, as the service names it (its number when that cannot be read)."""
     try:
-        label = (await digests.membership(followed.demarche, account)).groups.get(followed.group or 0, ("", frozenset()))[0]
+        label = (await digests.counting.membership(followed.demarche, account)).groups.get(followed.group or 0, ("", frozenset()))[0]
     except DossierServiceError:
         label = ""
     return label or f"n° {followed.group}"
@@ -338,16 +344,16 @@ async def _group_label(digests: DigestJob, account: DossierAccount, followed: Fo
 async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
     lang = where.lang
     subscription = await digests.subscriptions.get(where.team, where.channel)
-    operators = digests.operators
+    operators = digests.following.operators
     if subscription is None and operators is not None and operators.channel == where.channel:
         subscription = operators
     if subscription is None:
         return plain(text(lang, "digest_cmd.nothing_to_post"))
-    day = dt.datetime.now(digests.zone).date()
-    first_asker = await digests.asked_by(day, subscription.place, where.user)
+    day = dt.datetime.now(digests.following.zone).date()
+    first_asker = await digests.following.asked_by(day, subscription.place, where.user)
     if force and first_asker != where.user:
         return plain(text(lang, "digest_cmd.force_refused"))
-    if await digests.asked_today(day, where.user) > NOW_PER_DAY:
+    if await digests.following.asked_today(day, where.user) > NOW_PER_DAY:
         return plain(text(lang, "digest_cmd.now_limit", most=NOW_PER_DAY))
     if not force and await digests.store.is_posted(day, subscription.place):  # said at once, not after "counting…"
         return plain(text(lang, "digest_cmd.already"))
@@ -384,10 +390,11 @@ def _person(lang: str, user: str) -> Mrkdwn:
 
 
 async def _next_run(digests: DigestJob, subscription: Subscription, lang: str) -> str:
-    """When the scheduler will post next, by the rules it follows (handlers/digest/hours.py)."""
+    """When the scheduler will post next, by the rules it follows (domain/dossiers/schedule.py)."""
     now = dt.datetime.now(dt.UTC)
-    today = now.astimezone(digests.zone).date()
-    due = next_due(now, subscription.at, digests.zone, subscription.since, await digests.store.is_posted(today, subscription.place))
+    zone = digests.following.zone
+    today = now.astimezone(zone).date()
+    due = next_due(now, subscription.at, zone, subscription.since, await digests.store.is_posted(today, subscription.place))
     if due is None:
         return text(lang, "digest_cmd.next_now")
     return day_at(lang, due)

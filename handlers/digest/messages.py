@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from babel.dates import format_date
 from babel.numbers import format_decimal
@@ -16,33 +15,15 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from clients.dossiers.counts import DemarcheCounts
-from clients.dossiers.digest_store import Snapshot
 from clients.dossiers.models import STATES
 from clients.dossiers.records import DECIDED, Needs
+from domain.dossiers.lines import DigestFailure, DigestLine
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import LANGUAGES, Mrkdwn, counted, text
 
 BARS = "▁▂▃▄▅▆▇█"
 SHOW_NEEDS = "digest_show_needs"
 SECTIONS_PER_MESSAGE = MAX_BLOCKS - 3  # room for a header, the summary and a "part n of m" line
-
-
-@dataclass(frozen=True)
-class DigestLine:
-    counts: DemarcheCounts
-    previous: Snapshot | None
-    history: list[int | None]  # daily totals, oldest first, ending with today's
-    reused: bool = False  # the counts of another digest's run within the run window, not counted again
-    late_days: int = 7  # DIGEST_LATE_DAYS: how long a dossier may wait in a state before it is late
-    group: str | None = None  # the label of the one groupe instructeur counted, when a channel follows a group
-    group_number: int | None = None
-
-
-@dataclass(frozen=True)
-class DigestFailure:
-    number: int
-    reason: str  # key under `digest.reason.`
 
 
 def named_demarches(lang: str, numbers: Sequence[int], *, of: bool = False) -> Mrkdwn:
@@ -87,6 +68,11 @@ def digest_messages(lang: str, day: dt.date, lines: list[DigestLine], failures: 
             lead.append(ContextBlock(elements=[mrkdwn(text(lang, "digest.part", part=index, parts=len(chunks)))]))
         messages.append(Message(text=title if index == 1 else f"{title} ({index}/{len(chunks)})", blocks=lead + chunk))
     return messages
+
+
+def ai_line(lang: str, sentence: str | None) -> str | None:
+    """The AI's sentence (domain/dossiers/summary.py) as the digest shows it, marked as written by it."""
+    return text(lang, "digest.ai_line", line=sentence) if sentence else None
 
 
 def _show_button(lang: str, line: DigestLine) -> ButtonElement | None:

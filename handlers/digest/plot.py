@@ -16,7 +16,7 @@ from babel.dates import format_date
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from handlers.digest.series import first_known, highest
+from domain.dossiers.series import first_known, highest
 from handlers.i18n import text
 
 #: One colour per state, from the French state design system's palette (readable side by side).

@@ -22,7 +22,7 @@ async def late_dossiers(bot: Bot, ds: FakeDS, count: int) -> list[int]:
     assert job is not None
     account = await job.account(TEAM)
     assert account is not None
-    await job.compute(ds.now.date(), account=account, demarches=[101])
+    await job.counting.compute(ds.now.date(), account=account, demarches=[101])
     return late
 
 

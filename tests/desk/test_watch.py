@@ -133,7 +133,7 @@ async def test_my_dossiers_on_home_and_the_digests_show_them(digest_bot: Bot, ds
     ds.deposit(101, "en_construction", group=2)  # deposited just now
     account = await job.account(TEAM)
     assert account is not None
-    await job.compute(ds.now.date(), account=account, demarches=[101])  # the digest keeps each dossier's record
+    await job.counting.compute(ds.now.date(), account=account, demarches=[101])  # the digest keeps each dossier's record
     await dossier(digest_bot, "watch 101")
     await send_event(digest_bot, home_opened("U0ALICE"))
     [call] = slack.called("views.publish")

@@ -23,14 +23,10 @@ from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.inference.service import InferenceService
 from clients.redis_keys import key as redis_key
 from clients.retry import RetryPolicy
-from handlers.digest.hours import due_at, due_day
+from domain.dossiers.lines import DigestFailure, DigestLine
+from domain.dossiers.schedule import due_at, due_day
 from handlers.digest.job import DigestJob
-from handlers.digest.messages import (
-    DigestFailure,
-    DigestLine,
-    digest_messages,
-    sparkline,
-)
+from handlers.digest.messages import digest_messages, sparkline
 from tests.conftest import ROOT, bot_env, eventually, text_of
 from tests.fakes.slack import FakeSlack
 
@@ -284,9 +280,9 @@ async def test_digest_goes_out_without_the_ai_line_when_the_service_fails(jobs, 
 
 async def test_digest_goes_out_without_the_ai_line_after_the_time_limit(jobs, ds: FakeDS, slack: FakeSlack, albert, ai_service,
                                                                         monkeypatch):
-    import handlers.digest.summary
+    import domain.dossiers.summary
 
-    monkeypatch.setattr(handlers.digest.summary, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(domain.dossiers.summary, "TIME_LIMIT", 0.2)
     ds.add_demarche(101, "Un", dossiers=3)
     ds.add_demarche(102, "Deux", dossiers=3)
     albert.delay = 600.0  # a digest that waited for this answer would never go out

@@ -200,7 +200,7 @@ async def test_the_operators_digest_and_a_channels_own_in_the_same_channel_both_
     job = digest_bot.runtime.digests
     job.config = replace(job.config, channel="C0OPS", demarches=(101,))
     await digest(digest_bot, "subscribe 102", channel="C0OPS")
-    day = dt.datetime.now(job.zone).date()
+    day = dt.datetime.now(job.following.zone).date()
     assert "Today's digest is posted here" in await digest(digest_bot, "now", channel="C0OPS")  # the channel's own
     assert await job.run(day) is Outcome.POSTED  # the operator's, on the same day, in the same channel
     posted = [text_of(post) for post in digests_in(slack, "C0OPS")]
@@ -244,14 +244,14 @@ async def test_a_channel_that_refuses_for_good_pauses_its_digest_and_tells_who_s
     job = digest_bot.runtime.digests
     job.inference = InferenceService(albert.url, key, model="albert-small", policy=instant_policy())
     asked = len(ds.queries)
-    day = dt.datetime.now(job.zone).date()
+    day = dt.datetime.now(job.following.zone).date()
     assert await job.run(day, subscription=await job.subscriptions.get(TEAM, "C0TEAM")) is Outcome.PAUSED
     assert await job.run(day, subscription=await job.subscriptions.get(TEAM, "C0TEAM")) is Outcome.PAUSED
     assert len(ds.queries) == asked and albert.chats == []  # nothing counted, no AI line, for a channel that cannot take it
     await job.inference.aclose()
     [told] = [m for m in slack.posted("U0ALICE")]
     assert f"The daily digest of n° 101 in <#C0TEAM> is paused: {reason}" in text_of(told)
-    later = dt.datetime.combine(day, dt.time(23, 0), tzinfo=job.zone)
+    later = dt.datetime.combine(day, dt.time(23, 0), tzinfo=job.following.zone)
     assert all(s.channel != "C0TEAM" for _, s in await job.due(later))  # not tried again
     assert f"This digest is paused: {reason}" in await digest(digest_bot, "list")
 

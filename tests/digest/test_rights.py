@@ -52,7 +52,7 @@ async def test_a_setter_removed_from_the_group_no_longer_gets_the_figures(digest
     assert "digest of n° 101" in await digest(digest_bot, "subscribe 101 group 1")
     job = digest_bot.runtime.digests
     assert job is not None
-    day = dt.datetime.now(job.zone).date()
+    day = dt.datetime.now(job.following.zone).date()
     assert (await job.run(day, subscription=await job.subscriptions.get(TEAM, "C0TEAM"), force=True)).value == "posted"
     assert len(digests_posted(slack, "C0TEAM")) == 2
     assert "set up by <@U0ALICE>" in await digest(digest_bot, "list")
@@ -67,7 +67,7 @@ async def test_the_daily_run_checks_the_setter_too(digest_bot: Bot, ds: FakeDS, 
     await membership_lapses(digest_bot, 101)
     job = digest_bot.runtime.digests
     assert job is not None
-    day = dt.datetime.now(job.zone).date()
+    day = dt.datetime.now(job.following.zone).date()
     subscription = await job.subscriptions.get(TEAM, "C0TEAM")
     assert (await job.run(day, subscription=subscription)).value == "posted"
     [posted] = digests_posted(slack, "C0TEAM")

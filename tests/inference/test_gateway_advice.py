@@ -15,8 +15,8 @@ from bot.demo.albert import BOOTSTRAP, FakeAlbert
 from bot.demo.meet import FakeMeet
 from bot.inference import inference, rotate
 from clients.dossiers.counts import DemarcheCounts
-from handlers.digest.messages import DigestLine
-from handlers.digest.summary import summary_line
+from domain.dossiers.lines import DigestLine
+from domain.dossiers.summary import summary_sentence
 from tests.inference.test_inference import _keys_command
 
 ACCOUNT = "the account itself is refused (expired or disabled). Ask the gateway's administrators"
@@ -71,7 +71,7 @@ async def test_the_digests_no_ai_line_log_says_what_to_do(albert: FakeAlbert, re
     async with inference(settings_for(albert.url), redis) as ai:
         ai.service._policy = replace(ai.service._policy, sleep=_no_wait)  # the retries, without their waits
         with caplog.at_level(logging.INFO):
-            assert await summary_line(ai.service, "en", LINES) is None
+            assert await summary_sentence(ai.service, "Say what changed.", LINES) is None
     [line] = [r for r in caplog.records if r.getMessage().startswith("no AI line in the digest")]
     assert line.levelno == level and words in line.getMessage(), line.getMessage()
 

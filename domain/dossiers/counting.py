@@ -1,14 +1,12 @@
 """Counting for the digest: each démarche counted a few at a time (another channel's count of the
-same day reused), a groupe instructeur's share, the 14-day chart, and the optional AI line."""
+same day reused), a groupe instructeur's share, and the 14-day series by state the chart draws."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from zoneinfo import ZoneInfo
 
 from clients.dossiers.access import Membership
 from clients.dossiers.accounts import DossierAccount
@@ -18,45 +16,23 @@ from clients.dossiers.errors import DossierConfigError, DossierServiceError
 from clients.dossiers.models import STATES
 from clients.dossiers.records import Counted, Needs
 from clients.dossiers.subscriptions import Subscription
-from clients.inference.service import InferenceService
-from handlers.digest.chart import alt_text, by_state, render
-from handlers.digest.messages import DigestFailure, DigestLine
-from handlers.digest.summary import summary_line
-from handlers.i18n import text
-
-log = logging.getLogger(__name__)
+from domain.dossiers.digest_config import DigestConfig
+from domain.dossiers.lines import Digest, DigestFailure, DigestLine
 
 TREND_DAYS = 14
 CONCURRENT_DEMARCHES = 4
 
-
-@dataclass
-class Digest:
-    lines: list[DigestLine]
-    failures: list[DigestFailure]
+#: a series of daily counts per state, oldest first (None on a day nothing was counted)
+Series = dict[str, list[int | None]]
 
 
 @dataclass(frozen=True)
-class DigestConfig:
-    """What the operator set for digests (bot.config reads it from the environment)."""
-
-    language: str  # DEFAULT_LANGUAGE: the digests' own
-    zone: ZoneInfo  # DIGEST_TIMEZONE
-    at: dt.time  # DIGEST_TIME: the operator's digest, and the default hour of /digest subscribe
-    channel: str | None = None  # DIGEST_CHANNEL
-    demarches: tuple[int, ...] = ()  # DIGEST_DEMARCHES
-    allowed: frozenset[int] | None = None  # DIGEST_ALLOWED_DEMARCHES; None: any the token can read
-    max_per_person: int = 10  # DIGEST_MAX_PER_PERSON
-    late_days: int = 7  # DIGEST_LATE_DAYS
-
-
-class DigestCounting:
-    """The counting part of the digest job (handlers/digest/job.py holds the fields)."""
+class Counting:
+    """Counts démarches with a token's clients; `operator` reads when no other account is given."""
 
     config: DigestConfig
     store: DigestStore
     operator: DossierAccount | None
-    inference: InferenceService | None
 
     async def compute(
         self,
@@ -82,10 +58,7 @@ class DigestCounting:
                     counts, reused = await self._count(reader.counter, number, day, previous,
                                                        progress_for(number) if progress_for else None, fresh=fresh)
                 except DossierServiceError as error:
-                    level = logging.ERROR if isinstance(error, DossierConfigError) else logging.WARNING
-                    log.log(level, "démarche %s not counted: %s (%s)", number, text("en", f"digest.reason.{error.reason}"),
-                            error.detail)
-                    return DigestFailure(number, error.reason)
+                    return DigestFailure(number, error.reason, error.detail, isinstance(error, DossierConfigError))
                 history = [*(await self.store.history(number, day, TREND_DAYS))[:-1], counts.total]
                 return DigestLine(counts, previous, history, reused, self.config.late_days)
 
@@ -131,20 +104,21 @@ class DigestCounting:
         assert reader is not None, "no dossier-service token to read with"
         return await reader.access.membership(number)
 
-
-    async def chart(self, day: dt.date, digest: Digest) -> tuple[bytes, str] | None:
-        """The PNG of the digest's 14-day trend by state and its alternative text; None without lines
+    async def trend(self, day: dt.date, digest: Digest) -> Series | None:
+        """The digest's démarches' 14-day trend by state, for the chart; None without whole démarches
         (a group's line has no trend of its own)."""
         whole = [line for line in digest.lines if line.group is None]
         if not whole:
             return None
-        days = [await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in whole]
-        series = by_state(days)
-        lang = self.config.language
-        return await render(lang, day, series), alt_text(lang, day, series)
+        return by_state([await self.store.snapshots(line.counts.number, day, TREND_DAYS) for line in whole])
 
-    async def summary(self, digest: Digest) -> str | None:
-        """The AI line, when the inference service is configured and answers in time."""
-        if self.inference is None:
-            return None
-        return await summary_line(self.inference, self.config.language, digest.lines)
+
+def by_state(days: list[list[Snapshot | None]]) -> Series:
+    """Each day's count per state, summed over the démarches (None on a day none was counted)."""
+    width = max((len(d) for d in days), default=0)
+    series: Series = {state: [] for state in STATES}
+    for index in range(width):
+        known = [d[index] for d in days if index < len(d) and d[index] is not None]
+        for state in STATES:
+            series[state].append(sum(s.by_state.get(state, 0) for s in known if s) if known else None)
+    return series

@@ -1,4 +1,6 @@
-"""One or two sentences about the day's changes, written by the inference service from the counts.
+"""The AI line's request: one or two sentences about the day's changes, written by the inference
+service from the counts. The surface gives the instructions (in the digest's language) and words
+the sentence that comes back.
 
 Only numbers leave: démarche numbers, counts and changes, no title and nothing about a person.
 Any failure, or more than `TIME_LIMIT` seconds, and the digest goes out without the line.
@@ -12,14 +14,12 @@ import logging
 
 from clients.inference.errors import InferenceError, InferenceUnavailable
 from clients.inference.service import InferenceService
-from handlers.digest.messages import DigestLine
-from handlers.i18n import text
+from domain.dossiers.lines import DigestLine
 
 log = logging.getLogger(__name__)
 
 TIME_LIMIT = 30.0
 MAX_CHARS = 400
-
 
 
 def facts(lines: list[DigestLine]) -> list[dict[str, object]]:
@@ -40,11 +40,13 @@ def facts(lines: list[DigestLine]) -> list[dict[str, object]]:
     ]
 
 
-async def summary_line(service: InferenceService, lang: str, lines: list[DigestLine]) -> str | None:
+async def summary_sentence(service: InferenceService, instructions: str, lines: list[DigestLine]) -> str | None:
+    """The service's sentence, on one line and at most `MAX_CHARS`; None when there is nothing to
+    say or the service did not answer in time."""
     if not lines:
         return None
     messages = [
-        {"role": "system", "content": text(lang, "digest.ai_instructions")},
+        {"role": "system", "content": instructions},
         {"role": "user", "content": json.dumps(facts(lines), ensure_ascii=False)},
     ]
     try:
@@ -63,4 +65,4 @@ async def summary_line(service: InferenceService, lang: str, lines: list[DigestL
         return None
     if len(sentence) > MAX_CHARS:
         sentence = sentence[: MAX_CHARS - 1] + "…"
-    return text(lang, "digest.ai_line", line=sentence)
+    return sentence

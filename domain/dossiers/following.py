@@ -1,20 +1,20 @@
-"""Who follows what, for the digest job: the channels' subscriptions, the operator's own, which are
-due, what people asked for today, and the settings commands show."""
+"""Who follows what: the channels' subscriptions, the operator's own, which are due, what people
+asked for today, and the settings the commands show."""
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from clients.dossiers.digest_store import DigestStore
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
-from handlers.digest.counting import DigestConfig
-from handlers.digest.hours import due_day
+from domain.dossiers.digest_config import DigestConfig
+from domain.dossiers.schedule import due_day
 
 
-class DigestFollowing:
-    """The subscriptions part of the digest job (handlers/digest/job.py holds the fields)."""
-
+@dataclass(frozen=True)
+class Following:
     config: DigestConfig
     store: DigestStore
 

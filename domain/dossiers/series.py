@@ -1,5 +1,5 @@
 """What both the chart's words and its drawing read off a series of daily counts per state; kept
-apart so that the drawing process loads neither the dossier client nor the job."""
+apart so that the drawing process (handlers/digest/plot.py) loads neither the dossier client nor the job."""
 
 from __future__ import annotations
 
