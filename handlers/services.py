@@ -17,6 +17,7 @@ from clients.meetings import Meetings
 from clients.once import Once
 from clients.person_erasure import PersonalData
 from clients.rooms.user_rooms import UserRooms
+from domain.dossiers.accounts import WorkspaceAccounts
 from handlers.blocks import Message
 from handlers.workspace_access import Workspaces
 
@@ -77,5 +78,7 @@ class Services:
     home: Home = field(default_factory=Home)
     # the dossier service's side, when a dossier-service token is configured (the digest job)
     digests: Dossiers | None = None
+    # which dossier-service token reads and acts for a workspace (the desk, the watch, previews, Home)
+    accounts: WorkspaceAccounts = field(default_factory=lambda: WorkspaceAccounts(None))
     # the dossier service's web origin (from DS_API_URL): its dossier links get previews, cards link there
     dossier_site: str | None = None

@@ -69,18 +69,11 @@ class Outcome:
     said: Message | None
 
 
-async def account_for(services: Services, team: str, enterprise: str | None = None) -> DossierAccount | None:
-    """The token that reads and acts for the workspace (its own, else the operator's when it serves it)."""
-    if services.digests is None:
-        return None
-    return await services.digests.account(team, enterprise or await services.workspaces.enterprise_of(team))
-
-
 @with_priority(Priority.ASKED)
 async def look_up(services: Services, asker: Asker, email: str, lang: str, number: int) -> Message:
     """`/dossier <n>` and the Open buttons: the card, to an administrator of the démarche or an
     instructeur of the dossier's group; one answer for anyone else and for no such dossier."""
-    account = await account_for(services, asker.team_id)
+    account = await services.accounts.for_team(asker.team_id)
     if account is None or account.desk is None:
         return plain(text(lang, "desk.no_token"))
     if not await services.once.within("dossier-look", asker.team_id, asker.user_id, most=LOOKUPS_PER_MINUTE, ttl=60):
@@ -97,7 +90,7 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
 @with_priority(Priority.ACT)
 async def perform(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, asked: Asked) -> Outcome | None:
     """Does the act; None when another delivery of the same request is doing it."""
-    account = await account_for(services, asker.team_id)
+    account = await services.accounts.for_team(asker.team_id)
     if account is None or account.desk is None:
         return Outcome(None, plain(text(lang, "desk.no_token")))
     outcome = "refused"

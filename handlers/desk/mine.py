@@ -18,7 +18,6 @@ from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.records import needing
 from handlers.blocks import Message, mrkdwn
 from handlers.core.dossier_links import open_button
-from handlers.desk.acting import account_for
 from handlers.desk.watch import watch_off, watch_on
 from handlers.i18n import Mrkdwn, counted, text
 from handlers.on_behalf import run_for, who
@@ -61,7 +60,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     if not watched:
         return [*blocks, SectionBlock(text=mrkdwn(text(lang, "desk.home.not_watching")), accessory=toggle)]
     blocks.append(SectionBlock(text=mrkdwn(counted(lang, "desk.home.watching", len(watched))), accessory=toggle))
-    account = await account_for(services, team)
+    account = await services.accounts.for_team(team)
     if account is None or services.digests is None:
         return blocks
     late_days = services.digests.late_days

@@ -26,7 +26,6 @@ from clients.dossiers.rate_limit import Priority, with_priority
 from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
-from handlers.desk.acting import account_for
 from handlers.i18n import counted, text
 from handlers.on_behalf import Asker
 from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
@@ -45,7 +44,7 @@ async def watch_on(services: Services, asker: Asker, email: str, lang: str, numb
     """Watches the démarches named (or, with none, those the workspace's digests follow), of
     which the person is an administrator or an instructeur now. One that cannot be checked just
     now (the service down, or this minute's share of the allowance spent) changes nothing."""
-    account = await account_for(services, asker.team_id)
+    account = await services.accounts.for_team(asker.team_id)
     if account is None or services.digests is None:
         return plain(text(lang, "desk.no_token"))
     if not await services.once.within("dossier-watch", asker.team_id, asker.user_id, most=WATCH_CHANGES_PER_HOUR, ttl=3600):
@@ -96,7 +95,7 @@ class Watching:
         DMs went out."""
         watches = self.services.watches
         people = await watches.everyone()
-        accounts = {team: await account_for(self.services, team) for team in {team for team, _ in people}}
+        accounts = {team: await self.services.accounts.for_team(team) for team in {team for team, _ in people}}
         polls = {(account.name, number): account for (team, _), numbers in people.items()
                  if (account := accounts.get(team)) is not None for number in numbers}
         found: dict[tuple[str, int], Polled] = {}

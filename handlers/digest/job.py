@@ -21,6 +21,7 @@ from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.rate_limit import PRIORITY, Priority
 from clients.dossiers.subscriptions import Subscription
 from clients.inference.service import InferenceService
+from domain.dossiers.accounts import WorkspaceAccounts
 from handlers.blocks import plain
 from handlers.core import slack_refusals
 from handlers.digest.counting import Digest, DigestConfig, DigestCounting
@@ -61,9 +62,7 @@ class DigestJob(DigestCounting, DigestFollowing):
 
     async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None:
         """The token that reads for the workspace; None when none does (with OAuth installs)."""
-        if self.accounts is None:
-            return self.operator
-        return await self.accounts.for_team(team, enterprise)
+        return await WorkspaceAccounts(self.operator, self.accounts).for_team(team, enterprise)
 
     async def run(
         self,

@@ -41,7 +41,7 @@ def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> No
 
         @with_priority(Priority.ASKED)
         async def work(email: str, lang: str) -> Message:
-            account = await digests.account(asker.team_id, await services.workspaces.enterprise_of(asker.team_id)) if digests else None
+            account = await services.accounts.for_team(asker.team_id)
             if digests is None or account is None:
                 return plain(text(lang, "digest_cmd.no_token_here"))
             if not await services.once.within("digest-show", asker.team_id, asker.user_id, most=SHOWS_PER_MINUTE, ttl=60):

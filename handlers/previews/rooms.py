@@ -56,8 +56,7 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         rooms: dict[str, Room] = {}
         dossiers: dict[str, DossierFacts] = {}
-        account = await services.digests.account(workspace_of(body), body.get("enterprise_id")) \
-            if services.digests and dossier_links else None
+        account = await services.accounts.for_team(workspace_of(body), body.get("enterprise_id")) if dossier_links else None
         previews = account.previews if account else None
 
         async def work(email: str, lang: str) -> None:
