@@ -51,7 +51,7 @@ from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.core.meeting_changes import WeeklyMeetings
 from handlers.desk.buttons import VIEW_SECONDS
-from handlers.desk.watch import Watching
+from handlers.desk.news import Watching
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
