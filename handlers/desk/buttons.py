@@ -12,9 +12,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
+from domain.dossiers.acts import Asked
 from handlers.blocks import Message
 from handlers.core.dossier_links import OPEN_DOSSIER_IDS
-from handlers.desk.acting import Asked, Outcome, look_up, perform
+from handlers.desk.acting import Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
     DECISION_MODAL,
