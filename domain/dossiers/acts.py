@@ -122,22 +122,29 @@ class DossierActs:
                 held = await self.once.claim_as("dossier-acting", team, str(card.number), holder=holder, ttl=ACTING_SECONDS)
                 if held is not None:
                     return await _busy(account, user, email, card.number, held)
-            try:
-                after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words,
-                                               correction=asked.correction, follow=asked.follow)
-            except errors.OutcomeUnknown as error:
-                return await self._unknown(account, team, user, email, asked, seen, holder, error)
-            except errors.DossierServiceError:
-                await self._release(team, user, asked, card.number, holder)  # nothing was done: trying again must work
-                raise
-            fresh = Seen(after, seen.instructeur_id, seen.administrator) if after is not None \
-                else await seen_again(account, asked.number, email)
-            return await self._done(account, team, user, asked, card, fresh, holder)
+            return await self._send(account, team, user, email, asked, seen, holder)
         except errors.WrongState as error:
             fresh = await seen_again(account, asked.number, email)
             return await self._moved(team, user, asked.number, fresh.card.state if fresh else str(error), fresh)
         except errors.DossierServiceError as error:
             return ActResult(Ended.REFUSED, asked.number, error=error)
+
+    async def _send(self, account: DossierAccount, team: str, user: str, email: str, asked: Asked, seen: Seen,
+                    holder: str) -> ActResult:
+        """The mutation, sent once the request and the dossier are claimed."""
+        assert account.desk is not None and seen.instructeur_id is not None
+        card = seen.card
+        try:
+            after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words,
+                                           correction=asked.correction, follow=asked.follow)
+        except errors.OutcomeUnknown as error:
+            return await self._unknown(account, team, user, email, asked, seen, holder, error)
+        except errors.DossierServiceError:
+            await self._release(team, user, asked, card.number, holder)  # nothing was done: trying again must work
+            raise
+        fresh = Seen(after, seen.instructeur_id, seen.administrator) if after is not None \
+            else await seen_again(account, asked.number, email)
+        return await self._done(account, team, user, asked, card, fresh, holder)
 
     async def _done(self, account: DossierAccount, team: str, user: str, asked: Asked, card: DossierCard,
                     fresh: Seen | None, holder: str) -> ActResult:
