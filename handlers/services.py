@@ -9,7 +9,6 @@ from typing import Protocol
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
@@ -28,20 +27,14 @@ HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[Non
 
 
 class Dossiers(Protocol):
-    """What features other than the digest use of the dossier service's side of the bot (the
-    digest job is the one that has it): which token reads for a workspace, the store of those
-    tokens, what channels follow, and after how many days a dossier waits too long."""
-
-    @property
-    def accounts(self) -> DossierAccounts | None: ...
+    """What features other than the digest use of the digest job: what channels follow, and after
+    how many days a dossier waits too long (which token reads for a workspace is `Services.accounts`)."""
 
     @property
     def subscriptions(self) -> Subscriptions: ...
 
     @property
     def late_days(self) -> int: ...
-
-    async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None: ...
 
 
 @dataclass
