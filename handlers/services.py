@@ -69,7 +69,7 @@ class Services:
     # what the bot keeps of each person, for them to see and erase (`/room forget me`)
     personal: PersonalData
     home: Home = field(default_factory=Home)
-    # the dossier service's side, when a dossier-service token is configured (the digest job)
+    # the digest job, when a dossier-service token is configured: what channels follow, and late days
     digests: Dossiers | None = None
     # which dossier-service token reads and acts for a workspace (the desk, the watch, previews, Home)
     accounts: WorkspaceAccounts = field(default_factory=lambda: WorkspaceAccounts(None))
