@@ -9,7 +9,6 @@ from typing import Protocol
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers.accounts import DossierAccount, DossierAccounts
 from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
@@ -17,6 +16,7 @@ from clients.meetings import Meetings
 from clients.once import Once
 from clients.person_erasure import PersonalData
 from clients.rooms.user_rooms import UserRooms
+from domain.dossiers.accounts import WorkspaceAccounts
 from handlers.blocks import Message
 from handlers.workspace_access import Workspaces
 
@@ -27,20 +27,14 @@ HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[Non
 
 
 class Dossiers(Protocol):
-    """What features other than the digest use of the dossier service's side of the bot (the
-    digest job is the one that has it): which token reads for a workspace, the store of those
-    tokens, what channels follow, and after how many days a dossier waits too long."""
-
-    @property
-    def accounts(self) -> DossierAccounts | None: ...
+    """What features other than the digest use of the digest job: what channels follow, and after
+    how many days a dossier waits too long (which token reads for a workspace is `Services.accounts`)."""
 
     @property
     def subscriptions(self) -> Subscriptions: ...
 
     @property
     def late_days(self) -> int: ...
-
-    async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None: ...
 
 
 @dataclass
@@ -75,7 +69,9 @@ class Services:
     # what the bot keeps of each person, for them to see and erase (`/room forget me`)
     personal: PersonalData
     home: Home = field(default_factory=Home)
-    # the dossier service's side, when a dossier-service token is configured (the digest job)
+    # the digest job, when a dossier-service token is configured: what channels follow, and late days
     digests: Dossiers | None = None
+    # which dossier-service token reads and acts for a workspace (the desk, the watch, previews, Home)
+    accounts: WorkspaceAccounts = field(default_factory=lambda: WorkspaceAccounts(None))
     # the dossier service's web origin (from DS_API_URL): its dossier links get previews, cards link there
     dossier_site: str | None = None

@@ -46,11 +46,12 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from domain.dossiers.accounts import WorkspaceAccounts
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.core.meeting_changes import WeeklyMeetings
 from handlers.desk.buttons import VIEW_SECONDS
-from handlers.desk.watch import Watching
+from handlers.desk.news import Watching
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
 from handlers.listeners import register_listeners
@@ -120,6 +121,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         watch_seconds=settings.ds_watch_seconds,
         personal=PersonalData(redis),
         digests=digests,
+        accounts=WorkspaceAccounts(digests.operator, digests.accounts, workspaces.enterprise_of) if digests else WorkspaceAccounts(None),
         dossier_site=_origin(str(settings.ds_api_url)),
     )
     register_listeners(app, services, digests)

@@ -4,7 +4,7 @@ watches what.
 The service has no webhooks yet (ds-graphql.md §9.4; the coming ones are thin, signed events of
 the same kinds): changes are read with `dossiers(updatedSince:)`, one request a démarche when
 nothing changed, and turned into `DossierChange`s — deposited, the applicant wrote, the state
-changed and by whom. Whatever reads them (handlers.desk.watch) does not know how they were found,
+changed and by whom. Whatever reads them (domain.dossiers.news) does not know how they were found,
 so a webhook receiver can hand over the same changes later. Polls spend a fixed share of the
 token's allowance and give up rather than wait: digests come first.
 """

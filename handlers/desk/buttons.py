@@ -12,9 +12,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
+from domain.dossiers.acts import Asked
 from handlers.blocks import Message
 from handlers.core.dossier_links import OPEN_DOSSIER_IDS
-from handlers.desk.acting import Asked, Outcome, look_up, perform
+from handlers.desk.acting import Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
     DECISION_MODAL,
@@ -113,15 +114,14 @@ def register(app: AsyncApp, services: Services) -> None:
 
 
 async def _act(services: Services, client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, asked: Asked) -> None:
-    """The act done for the person, and what they hear of it."""
-    outcome: list[Outcome | None] = []
-
+    """The act done for the person, and what they hear of it (what went wrong before it, when anything did)."""
     async def work(email: str, lang: str) -> Message | None:
-        outcome.append(await perform(services, client, asker, email, lang, asked))
+        await _tell(client, respond, asker, await perform(services, client, asker, email, lang, asked))
         return None
 
     _, problem = await run_for(services, client, asker, name=f"dossier_{asked.act.name.lower()}", work=work)
-    await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+    if problem is not None:
+        await _tell(client, respond, asker, Outcome(None, problem))
 
 
 async def _tell(client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, outcome: Outcome | None) -> None:

@@ -5,26 +5,20 @@ but the member list, kept a few minutes)."""
 
 from __future__ import annotations
 
-import datetime as dt
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, HeaderBlock, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
-from clients.dossiers.records import needing
+from domain.dossiers.awaiting import NEEDS, awaiting
 from handlers.blocks import Message, mrkdwn
 from handlers.core.dossier_links import open_button
-from handlers.desk.acting import account_for
 from handlers.desk.watch import watch_off, watch_on
 from handlers.i18n import Mrkdwn, counted, text
 from handlers.on_behalf import run_for, who
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 WATCH_TOGGLE = "dossier_watch_toggle"
 MOST_DEMARCHES = 5  # on Home; `/dossier watch` lists them all
@@ -61,7 +55,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     if not watched:
         return [*blocks, SectionBlock(text=mrkdwn(text(lang, "desk.home.not_watching")), accessory=toggle)]
     blocks.append(SectionBlock(text=mrkdwn(counted(lang, "desk.home.watching", len(watched))), accessory=toggle))
-    account = await account_for(services, team)
+    account = await services.accounts.for_team(team)
     if account is None or services.digests is None:
         return blocks
     late_days = services.digests.late_days
@@ -84,25 +78,13 @@ async def _needs(services: Services, account: DossierAccount, number: int, email
                  late_days: int) -> tuple[str, list[int]] | None:
     """A démarche's line for the person, and its dossiers to open, the most pressing first; None
     when nothing needs doing there, or nothing of it is theirs (any more)."""
-    try:
-        membership = await account.access.membership(number)
-    except errors.DossierServiceError as error:
-        log.info("My dossiers: n° %d not read: %s", number, error.reason)
+    found = await awaiting(account, services.watches, number, email, late_days)
+    if found is None:
         return None
-    mine = membership.groups_of(email)
-    if not mine and not membership.administrator(email):
-        return None  # rights that ended: nothing of it is theirs now
-    groups = mine or None  # an administrator with no group: the whole démarche
-    if not await account.counter.counted(number):  # no count kept: "nothing needs doing" would be a guess
-        return text(lang, "desk.home.not_counted", title=membership.title, number=number), []
-    needs = needing(await account.counter.records(number), dt.datetime.now(dt.UTC), late_days, groups)
-    waiting = sorted(n for n, group in (await services.watches.unanswered(account.name, number)).items()
-                     if groups is None or group in groups)
-    if not needs and not waiting:
-        return None
-    parts = [counted(lang, f"desk.home.{why}", len(needs[why])) for why in ("overdue", "due_soon", "late") if why in needs]
-    if waiting:
-        parts.append(counted(lang, "desk.home.unanswered", len(waiting)))
-    line = text(lang, "desk.home.line", title=membership.title, number=number, needs=Mrkdwn(" · ".join(parts)))
-    pressing = list(dict.fromkeys([*needs.get("overdue", []), *waiting, *needs.get("late", []), *needs.get("due_soon", [])]))
-    return line, pressing
+    if not found.counted:
+        return text(lang, "desk.home.not_counted", title=found.title, number=number), []
+    parts = [counted(lang, f"desk.home.{why}", len(found.needs[why])) for why in NEEDS if why in found.needs]
+    if found.unanswered:
+        parts.append(counted(lang, "desk.home.unanswered", len(found.unanswered)))
+    line = text(lang, "desk.home.line", title=found.title, number=number, needs=Mrkdwn(" · ".join(parts)))
+    return line, found.pressing

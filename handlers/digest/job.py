@@ -21,6 +21,7 @@ from clients.dossiers.counts import Progress
 from clients.dossiers.digest_store import DigestStore, Outcome
 from clients.dossiers.subscriptions import Subscription, Subscriptions
 from clients.inference.service import InferenceService
+from domain.dossiers.accounts import WorkspaceAccounts
 from domain.dossiers.counting import Counting, Series
 from domain.dossiers.digest_config import DigestConfig
 from domain.dossiers.digests import DigestContent, Digests
@@ -84,9 +85,7 @@ class DigestJob:
 
     async def account(self, team: str, enterprise: str | None = None) -> DossierAccount | None:
         """The token that reads for the workspace; None when none does (with OAuth installs)."""
-        if self.accounts is None:
-            return self.operator
-        return await self.accounts.for_team(team, enterprise)
+        return await WorkspaceAccounts(self.operator, self.accounts).for_team(team, enterprise)
 
     async def run(
         self,

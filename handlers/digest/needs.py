@@ -6,16 +6,14 @@ share of the allowance look-ups have."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.models.blocks import ActionsBlock, Block, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers.errors import DossierServiceError
 from clients.dossiers.rate_limit import Priority, with_priority
-from clients.dossiers.records import needing
+from domain.dossiers.awaiting import NEEDS, SHOWS_PER_MINUTE, Shown, needs_list
 from handlers.blocks import Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
 from handlers.digest.job import DigestJob
@@ -25,8 +23,6 @@ from handlers.on_behalf import reply_privately, run_for, who
 from handlers.services import Services
 
 MOST_SHOWN = 25  # buttons; the rest is counted
-#: lists one person may ask for in a minute: each may cost a member list (forged values, any number)
-SHOWS_PER_MINUTE = 10
 
 
 def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
@@ -41,20 +37,20 @@ def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> No
 
         @with_priority(Priority.ASKED)
         async def work(email: str, lang: str) -> Message:
-            account = await digests.account(asker.team_id, await services.workspaces.enterprise_of(asker.team_id)) if digests else None
-            if digests is None or account is None:
+            if digests is None:
                 return plain(text(lang, "digest_cmd.no_token_here"))
-            if not await services.once.within("digest-show", asker.team_id, asker.user_id, most=SHOWS_PER_MINUTE, ttl=60):
-                return plain(text(lang, "digest.needs_too_often", most=SHOWS_PER_MINUTE))
-            try:
-                membership = await account.access.membership(int(number))
-            except DossierServiceError:
-                return plain(text(lang, "digest.needs_unchecked", number=number))
-            if not membership.may_follow(email, int(group) if group else None):
-                return plain(text(lang, "digest.needs_not_yours", number=number))
-            mine = {int(group)} if group else None
-            found = needing(await account.counter.records(int(number)), dt.datetime.now(dt.UTC), digests.config.late_days, mine)
-            return _listed(lang, int(number), membership.title, found)
+            found = await needs_list(services.accounts, services.once, asker.team_id, asker.user_id, email, int(number),
+                                     int(group) if group else None, digests.config.late_days)
+            match found.shown:
+                case Shown.LISTED:
+                    return _listed(lang, int(number), found.title, found.needs)
+                case Shown.TOO_OFTEN:
+                    return plain(text(lang, "digest.needs_too_often", most=SHOWS_PER_MINUTE))
+                case Shown.UNCHECKED:
+                    return plain(text(lang, "digest.needs_unchecked", number=number))
+                case Shown.NOT_YOURS:
+                    return plain(text(lang, "digest.needs_not_yours", number=number))
+            return plain(text(lang, "digest_cmd.no_token_here"))
 
         _, message = await run_for(services, client, asker, name="digest_show_needs", work=work)
         if message is not None:
@@ -68,7 +64,7 @@ def _listed(lang: str, number: int, title: str, found: dict[str, list[int]]) -> 
         return plain(text(lang, "digest.needs_none", number=number))
     blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "digest.needs_title", title=title, number=number)))]
     shown = 0
-    for why in ("overdue", "due_soon", "late"):
+    for why in NEEDS:
         numbers = found.get(why, [])
         if not numbers:
             continue

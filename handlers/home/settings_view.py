@@ -52,7 +52,7 @@ async def settings_blocks(services: Services, asker: Asker, lang: str) -> list[B
 
 
 def accounts_of(services: Services) -> DossierAccounts | None:
-    return services.digests.accounts if services.digests else None
+    return services.accounts.tokens
 
 
 

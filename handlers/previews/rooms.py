@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.dossiers.previews import DossierFacts
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
+from domain.dossiers.previews import previewed
 from handlers.blocks import join_button, mrkdwn
 from handlers.core.dossier_links import read_dossier_link
 from handlers.core.room_messages import room_details
@@ -38,9 +39,6 @@ log = logging.getLogger(__name__)
 
 #: Room links previewed per message; more get no preview (each could cost room-service calls).
 MAX_LINKS = 5
-#: Dossier links one person's messages may have read on the service in a minute (each costs the
-#: token's allowance, shared with the digests); past that, a plain preview.
-PREVIEWS_PER_MINUTE = 10
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -56,18 +54,10 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         rooms: dict[str, Room] = {}
         dossiers: dict[str, DossierFacts] = {}
-        account = await services.digests.account(workspace_of(body), body.get("enterprise_id")) \
-            if services.digests and dossier_links else None
-        previews = account.previews if account else None
 
         async def work(email: str, lang: str) -> None:
-            for url, (demarche, number) in dossier_links.items():
-                if previews is None or not await services.once.within(
-                        "dossier-preview", workspace_of(body), str(event.get("user", ""))[:20], most=PREVIEWS_PER_MINUTE, ttl=60):
-                    continue  # past their minute's previews: a plain one, nothing read
-                facts = await previews.for_person(number, email, demarche)
-                if facts is not None:
-                    dossiers[url] = facts
+            dossiers.update(await previewed(services.accounts, services.once, workspace_of(body), body.get("enterprise_id"),
+                                            str(event.get("user", "")), email, dossier_links))
             by_slug = await services.rooms.find_by_slugs(email, [ref.slug for ref in links.values() if ref.slug])
             for url, ref in links.items():
                 if ref.slug:

@@ -105,7 +105,9 @@ async def test_authority_comes_from_the_group_never_from_the_payload(digest_bot:
     demarche.groups[0].instructeurs.remove(ALICE)
     await click(digest_bot, "dossier_start", str(mine.number))
     assert acts(ds) == [] and mine.state == "en_construction"
-    assert SUD  # Sud, the group's instructeur, could
+    await click(digest_bot, "dossier_reopen", str(theirs.number), user="U0SUD")  # Sud, the group's instructeur, can
+    [(name, given)] = acts(ds)
+    assert name == "dossierRepasserEnConstruction" and given["instructeurId"] == ds.acts.instructeur_id(SUD)
 
 
 async def test_the_services_refusals_are_said(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:

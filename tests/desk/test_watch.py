@@ -158,7 +158,7 @@ async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_n
     from clients.dossiers.rate_limit import RateLimiter
     from clients.dossiers.service import DossierService
     from clients.dossiers.watch import Watches
-    from handlers.desk.watch import _read
+    from domain.dossiers.news import read_changes
     from tests.conftest import instant_policy
 
     clock = [600.0]
@@ -170,12 +170,12 @@ async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_n
     for _ in range(30):
         await limiter.wait()  # a digest's walk took 30 of this minute's 98
     try:
-        assert (await _read(watches, account, 101, dt.datetime.now(dt.UTC))).changes == []
+        assert (await read_changes(watches, account, 101, dt.datetime.now(dt.UTC))).changes == []
         assert await watches.reading("shared", 101) == (since, None) and ds.queries == []  # not sent, read from there next round
         clock[0] += 60  # the next minute
         ds.now = since + dt.timedelta(hours=1)
         ds.deposit(101)
-        changes = (await _read(watches, account, 101, dt.datetime.now(dt.UTC))).changes
+        changes = (await read_changes(watches, account, 101, dt.datetime.now(dt.UTC))).changes
         assert [change.kind for change in changes] == ["deposited"]
     finally:
         await service.aclose()

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from bot.demo.ds import FakeDS
 from clients.dossiers.errors import OverShare
 from clients.dossiers.rate_limit import SHARE, RateLimiter
-from handlers.previews.rooms import PREVIEWS_PER_MINUTE
+from domain.dossiers.previews import PREVIEWS_PER_MINUTE
 from tests.conftest import Bot
 from tests.digest.commands import ALICE
 from tests.fakes.slack import FakeSlack

@@ -1,0 +1,126 @@
+"""The watch's rounds: what changed in the watched démarches, and who is told what — as data.
+
+Every round reads each watched démarche once for every token (`clients.dossiers.watch`), whoever
+watches it with that token; then, for each watcher, keeps what concerns them — their groups and
+their follows as the service lists them now, so rights that end stop the news — and what they
+were not told yet (what was told is remembered per démarche). Who a watcher is (their e-mail, and
+whether their account still stands) is the surface's to say; the words and the message are its too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from clients.dossiers import errors
+from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
+from domain.dossiers.accounts import WorkspaceAccounts
+
+log = logging.getLogger(__name__)
+
+CONCURRENT_POLLS = 4
+
+
+@dataclass(frozen=True)
+class Polled:
+    """A démarche's changes read this round, and the moment before which a change cannot be read
+    again (what was told of older ones can be forgotten)."""
+
+    changes: list[DossierChange]
+    forget_before: dt.datetime
+
+
+@dataclass(frozen=True)
+class Watcher:
+    """One person with something read for them this round: what changed in each démarche they watch."""
+
+    team: str
+    user: str
+    account: DossierAccount
+    polled: dict[int, Polled]
+
+
+@dataclass(frozen=True)
+class NewsRounds:
+    watches: Watches
+    accounts: WorkspaceAccounts
+
+    async def read(self, now: dt.datetime) -> list[Watcher]:
+        """Reads every watched démarche once per token; the watchers of démarches where something changed."""
+        people = await self.watches.everyone()
+        accounts = {team: await self.accounts.for_team(team) for team in {team for team, _ in people}}
+        polls = {(account.name, number): account for (team, _), numbers in people.items()
+                 if (account := accounts.get(team)) is not None for number in numbers}
+        found: dict[tuple[str, int], Polled] = {}
+        limit = asyncio.Semaphore(CONCURRENT_POLLS)
+
+        async def poll(name: str, number: int, account: DossierAccount) -> None:
+            async with limit:
+                found[(name, number)] = await read_changes(self.watches, account, number, now)
+
+        await asyncio.gather(*(poll(name, number, account) for (name, number), account in polls.items()))
+        watchers = []
+        for (team, user), numbers in people.items():
+            account = accounts.get(team)
+            if account is not None:
+                polled = {number: found[(account.name, number)] for number in numbers if (account.name, number) in found}
+                if any(each.changes for each in polled.values()):
+                    watchers.append(Watcher(team, user, account, polled))
+        return watchers
+
+    async def theirs(self, watcher: Watcher, email: str) -> dict[int, list[DossierChange]]:
+        """What concerns the watcher (known by `email`) of what was read, démarche by démarche."""
+        return {number: [change for change in each.changes if await _concerns(watcher.account, change, email)]
+                for number, each in watcher.polled.items()}
+
+    async def untold(self, watcher: Watcher, theirs: dict[int, list[DossierChange]]) -> list[DossierChange]:
+        """Of what is theirs, what they were not told yet — now counted as told."""
+        news: list[DossierChange] = []
+        for number, changes in theirs.items():
+            once = list({change.mark: change for change in changes}.values())  # a dossier changed mid-read comes twice
+            fresh = await self.watches.first_time(watcher.team, watcher.user, number, once, watcher.polled[number].forget_before)
+            news += [change for change in once if change.mark in fresh]
+        return news
+
+
+async def read_changes(watches: Watches, account: DossierAccount, number: int, now: dt.datetime) -> Polled:
+    """The démarche's changes since it was last read for this token (from now on, the first time);
+    a backlog too large for one round goes on from its cursor the next."""
+    reading = await watches.reading(account.name, number)
+    if reading is None or account.desk is None:
+        await watches.read_until(account.name, number, now)
+        return Polled([], now - OVERLAP)
+    since, after = reading
+    try:
+        read = await changes_since(account.desk.service, number, since, after)
+    except errors.OverShare:
+        log.info("watch of n° %d waits: the share of the allowance for watches is spent this minute", number)
+        return Polled([], since - OVERLAP)
+    except errors.DossierServiceError as error:
+        log.warning("watch of n° %d not read: %s (%s)", number, error.reason, error)
+        if after is not None and isinstance(error, errors.QueryRejected):  # a cursor the service no longer takes
+            await watches.read_on(account.name, number, None)
+        return Polled([], since - OVERLAP)
+    await watches.note_unanswered(account.name, number, read.waiting)
+    if read.after is not None:
+        await watches.read_on(account.name, number, read.after)
+        return Polled(read.changes, since - OVERLAP)
+    await watches.read_until(account.name, number, now)
+    return Polled(read.changes, now - OVERLAP)
+
+
+async def _concerns(account: DossierAccount, change: DossierChange, email: str) -> bool:
+    """In one of their groups as the service lists them now (rights that ended stop the news): a
+    deposit, the applicant's message; a state changed by someone else on a dossier they follow."""
+    try:
+        groups = (await account.access.membership(change.demarche)).groups_of(email)
+    except errors.DossierServiceError:
+        return False
+    if change.group not in groups:
+        return False
+    if change.kind == "state":
+        return email.lower() in change.followers and change.by != email.lower()
+    return True

@@ -1,0 +1,87 @@
+"""The watch's news, told by DM: each round (`domain.dossiers.news`) says who has what new; this
+tells each person once, in one DM a round, in their language — if their Slack account still
+stands with the same e-mail (read afresh before telling).
+
+Every `DS_WATCH_SECONDS` one process of the deployment (a Redis lease) runs the round.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
+
+from clients.dossiers.models import STATES
+from clients.dossiers.watch import DossierChange
+from domain.dossiers.news import NewsRounds, Watcher
+from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
+from handlers.core.dossier_links import open_button
+from handlers.i18n import counted, text
+from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
+from handlers.services import Services
+
+log = logging.getLogger(__name__)
+
+MOST_ITEMS = 20  # in one DM; the rest is counted
+
+
+@dataclass
+class Watching:
+    """For the scheduler: a round of reading and telling, every `seconds`, by one process."""
+
+    services: Services
+    seconds: int
+
+    async def due(self, now: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
+        watches = self.services.watches
+        if not await watches.everyone() or not await watches.round(self.seconds):
+            return []
+        return [("dossier watch", lambda: self.round(now))]
+
+    async def round(self, now: dt.datetime) -> int:
+        """Reads every watched démarche once per token, tells each person what is theirs; how many
+        DMs went out."""
+        rounds = NewsRounds(self.services.watches, self.services.accounts)
+        return sum([await self._tell(rounds, watcher) for watcher in await rounds.read(now)])
+
+    async def _tell(self, rounds: NewsRounds, watcher: Watcher) -> int:
+        client = await self.services.workspaces.client(watcher.team)
+        if client is None:
+            return 0
+        profiles, team, user = self.services.profiles, watcher.team, watcher.user
+        try:
+            email = usable_email(await load_profile(client, profiles, team, user))
+            theirs = await rounds.theirs(watcher, email)
+            if not any(theirs.values()):
+                return 0
+            profile = await load_profile(client, profiles, team, user, fresh=True)  # the account as it is now
+            if profile.deleted or usable_email(profile) != email:
+                return 0  # deactivated (or given another address) since: what was theirs is not told
+        except ProfileProblem:
+            return 0  # their account went, or has no e-mail: nothing of the démarches is theirs any more
+        news = await rounds.untold(watcher, theirs)
+        if not news:
+            return 0
+        lang = language_of(profile, self.services.default_language)
+        try:
+            await client.chat_postMessage(channel=user, unfurl_links=False, **news_message(lang, news).payload())
+        except SlackApiError as error:
+            log.warning("could not tell a watcher what changed: %s", error.response.get("error"))
+            return 0
+        return 1
+
+
+def news_message(lang: str, changes: list[DossierChange]) -> Message:
+    blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "desk.news_title", count=len(changes))))]
+    for change in changes[:MOST_ITEMS]:
+        said = text(lang, f"desk.news.{change.kind}", number=change.number, demarche=change.demarche,
+                    state=text(lang, f"desk.state.{change.state}") if change.state in STATES else change.state)
+        blocks.append(SectionBlock(text=mrkdwn(said), accessory=open_button(lang, change.number)))
+    if len(changes) > MOST_ITEMS:
+        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "desk.news_more", len(changes) - MOST_ITEMS))]))
+    assert len(blocks) <= MAX_BLOCKS
+    return Message(text=text(lang, "desk.news_title", count=len(changes)), blocks=blocks)
