@@ -16,9 +16,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import Room
+from domain.rooms.calendar import calendar_file
 from handlers.blocks import Message, plain
-from handlers.core.calendar import calendar_file
-from handlers.core.meeting_messages import refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, refused_reason, title_of, when_line, zone_named
 from handlers.core.reminders import Place, schedule, send_file, unschedule
 from handlers.i18n import Mrkdwn, text
 from handlers.profiles import language_of, profile_or_none
@@ -64,7 +64,8 @@ async def tell(client: AsyncWebClient, places: list[Place], notice: Callable[[Pl
 async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeting, room: Room | None, now: dt.datetime,
                      *, cancelled: bool = False) -> None:
     for place in places:
-        data = calendar_file(place.lang, meeting, room, meeting.room_url, now=now, cancelled=cancelled)
+        data = calendar_file(meeting, meeting.room_url, calendar_words(place.lang, meeting, room, meeting.room_url), now=now,
+                             cancelled=cancelled)
         await send_file(client, place.channel, data, title_of(place.lang, meeting))
 
 

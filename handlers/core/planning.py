@@ -22,11 +22,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
 from clients.rooms.models import AccessLevel
 from clients.storage import degraded
+from domain.rooms.calendar import calendar_file
 from handlers.blocks import Message, plain
-from handlers.core.calendar import calendar_file
 from handlers.core.creation import Planned, invite, with_notes
 from handlers.core.meeting_changes import wall_of
-from handlers.core.meeting_messages import problem_words, refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, problem_words, refused_reason, title_of, when_line, zone_named
 from handlers.core.reminders import Place, schedule, send_file
 from handlers.core.room_messages import room_link, room_message
 from handlers.core.when import Plan, Problem, start_of
@@ -94,7 +94,7 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
 
     async def deliver(place: Place) -> None:
         """The calendar file and the reminder for one place."""
-        data = calendar_file(place.lang, meeting, room, link, now=now)
+        data = calendar_file(meeting, link, calendar_words(place.lang, meeting, room, link), now=now)
         code = await send_file(client, place.channel, data, title_of(place.lang, meeting))
         if code is not None:
             refused.append(("plan.no_file", place.label, code))

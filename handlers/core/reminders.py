@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
-from handlers.core.calendar import FILE_NAME
+from domain.rooms.calendar import FILE_NAME
 from handlers.core.meeting_messages import reminder
 from handlers.i18n import Mrkdwn
 
