@@ -17,8 +17,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import Room
 from domain.rooms.calendar import calendar_file
+from domain.rooms.meeting_times import next_week, wall_of, zone_named
 from handlers.blocks import Message, plain
-from handlers.core.meeting_messages import calendar_words, refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file, unschedule
 from handlers.i18n import Mrkdwn, text
 from handlers.profiles import language_of, profile_or_none
@@ -119,23 +120,6 @@ async def move(services: Services, client: AsyncWebClient, meeting: Meeting, sta
         refused = await remind(client, places, current, services.reminder_minutes, now)
         await services.meetings.save(current, now)
         return refused
-
-
-def wall_of(start: dt.datetime, zone_name: str) -> str:
-    """A series' wall-clock time in its zone ("HH:MM")."""
-    return start.astimezone(zone_named(zone_name, "UTC")).strftime("%H:%M")
-
-
-def next_week(start: dt.datetime, zone_name: str, wall: str | None = None) -> dt.datetime:
-    """The occurrence a week after `start`: the series' wall-clock time (`wall`; else `start`'s)
-    on the same weekday, in the owner's zone. A time that a clock change skips that day is read as
-    a calendar reads the file's weekly rule (RFC 5545: with the offset before the change, so 02:30
-    becomes 03:30); the week after, it is 02:30 again. A time that happens twice is the first."""
-    zone = zone_named(zone_name, "UTC")
-    local = start.astimezone(zone)
-    hours, minutes = (int(part) for part in (wall or local.strftime("%H:%M")).split(":"))
-    day = local.date() + dt.timedelta(days=7)
-    return dt.datetime(day.year, day.month, day.day, hours, minutes, tzinfo=zone).astimezone(dt.UTC)
 
 
 async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeting, now: dt.datetime) -> None:

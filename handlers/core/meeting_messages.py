@@ -4,7 +4,7 @@ invitations carry, the reminder Slack delivers, and the notes to the owner."""
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from babel.dates import format_date
 from slack_sdk.models.blocks import (
@@ -28,14 +28,6 @@ from handlers.blocks import Message, join_button, mrkdwn
 from handlers.core import slack_refusals
 from handlers.core.when import Problem
 from handlers.i18n import Mrkdwn, clock, counted, escape, file_text, text, zone_words
-
-
-def zone_named(name: str | None, default: str) -> ZoneInfo:
-    """A person's Slack time zone, or the deployment's (DIGEST_TIMEZONE) when Slack gives none we know."""
-    try:
-        return ZoneInfo(name or default)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(default)
 
 
 def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:

@@ -23,10 +23,10 @@ from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
 from clients.rooms.models import AccessLevel
 from clients.storage import degraded
 from domain.rooms.calendar import calendar_file
+from domain.rooms.meeting_times import wall_of, zone_named
 from handlers.blocks import Message, plain
 from handlers.core.creation import Planned, invite, with_notes
-from handlers.core.meeting_changes import wall_of
-from handlers.core.meeting_messages import calendar_words, problem_words, refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, problem_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file
 from handlers.core.room_messages import room_link, room_message
 from handlers.core.when import Plan, Problem, start_of

@@ -12,8 +12,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
-from handlers.core.meeting_messages import upcoming_blocks, zone_named
+from handlers.core.meeting_messages import upcoming_blocks
 from handlers.core.room_messages import room_message
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
