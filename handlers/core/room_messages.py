@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from urllib.parse import quote
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -15,6 +14,7 @@ from slack_sdk.models.blocks import (
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from domain.rooms.room_refs import room_link
 from handlers.blocks import MAX_BLOCKS, Message, header, join_button, link_mrkdwn, mrkdwn
 from handlers.i18n import Mrkdwn, counted, escape, text
 
@@ -24,10 +24,6 @@ ACTION_SHOW = "room_show"
 ACTION_LIST_PAGE = "room_list_page"
 #: Home's "More options…": opens the new-room window (new_room) from the Home tab (home)
 HOME_NEW_ROOM_OPTIONS = "home_new_room_options"
-
-
-def room_link(room: Room, site: str) -> str | None:
-    return room.url or (f"{site.rstrip('/')}/{quote(room.slug)}" if site else None)
 
 
 def room_label(room: Room, site: str) -> Mrkdwn:

@@ -18,8 +18,9 @@ from slack_sdk.models.views import View
 
 from clients.rooms.models import Room
 from domain.rooms.invitations import Invited
+from domain.rooms.room_refs import room_link
 from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
-from handlers.core.room_messages import room_details, room_link
+from handlers.core.room_messages import room_details
 from handlers.i18n import Mrkdwn, escape, text
 
 DM_MODAL = "room_send_dm_modal"
