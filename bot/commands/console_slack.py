@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from bot.commands.tables import CONTROL
 from clients.redis_keys import digest
-from handlers.core.meeting_messages import zone_named
+from domain.rooms.meeting_times import zone_named
 from handlers.i18n import day_at, text, zone_words
 
 TEAM = "T0CONSOLE"

@@ -92,9 +92,9 @@ async def invite(
     """Sends `room` to `people` and posts it in `channel`; lines saying what happened."""
     notes: list[str] = []
     if people:
-        sent, skipped = await send_invitations(services, client, asker, room, people, when=planned.when if planned else None,
-                                               then=planned.after_dm if planned else None)
-        notes.append(dm_result(lang, sent, skipped).text)
+        invited = await send_invitations(services, client, asker, room, people, when=planned.when if planned else None,
+                                    then=planned.after_dm if planned else None)
+        notes.append(dm_result(lang, invited).text)
     if channel:
         refused = await post_invitation(services, client, room, asker.user_id, channel, lang,
                                         when=planned.in_channel if planned else None)

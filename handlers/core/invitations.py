@@ -1,17 +1,20 @@
 """Posting a room's invitation, once per room and place: into a conversation, or to people by
-direct message, each in their own language. Sharing's buttons and every new-room path use it.
+direct message, each in their own language (who is invited and skipped is the rooms wing's:
+domain/rooms/invitations.py; this is its Slack courier). Sharing's buttons and every new-room
+path use it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room
+from domain.rooms.invitations import SHARE_WINDOW, Invited, invite_people
 from handlers.core.sharing_messages import invitation
 from handlers.core.slack_refusals import CHANNEL_REFUSALS
 from handlers.i18n import Mrkdwn
@@ -21,13 +24,8 @@ from handlers.services import Services
 
 log = logging.getLogger(__name__)
 
-SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to one place
-
 # chat.postMessage errors meaning "the bot may not post there", as opposed to a real failure
 NOT_POSTABLE = CHANNEL_REFUSALS | {"cannot_dm_bot"}
-
-# Direct messages go out a few at a time: conversations.open is tier 3 (50+/min).
-DM_CONCURRENCY = 4
 
 ALREADY = "already"
 
@@ -62,44 +60,40 @@ WhenFor = Callable[[str, str | None], Mrkdwn]
 AfterSent = Callable[[str, str, Profile], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class _DirectMessages:
+    """The wing's Courier on Slack: a person's profile, the invitation in their language by DM."""
+
+    services: Services
+    client: AsyncWebClient
+    asker: Asker
+    room: Room
+    note: str
+    when: WhenFor | None
+    then: AfterSent | None
+
+    async def recipient(self, person: str) -> Profile | None:
+        return await profile_or_none(self.client, self.services.profiles, self.asker.team_id, person)
+
+    async def deliver(self, person: str, recipient: Profile) -> bool:
+        lang = language_of(recipient, self.services.default_language)
+        when = self.when(lang, recipient.tz) if self.when else None
+        message = invitation(lang, self.room, self.services.room_site, self.asker.user_id, self.note, when)
+        try:
+            opened = await self.client.conversations_open(users=person)
+            await self.client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
+        except SlackApiError as error:
+            log.warning("could not DM a person: %s", error.response.get("error"))
+            return False
+        if self.then is not None:
+            await self.then(person, opened["channel"]["id"], recipient)
+        return True
+
+
 async def send_invitations(
     services: Services, client: AsyncWebClient, asker: Asker, room: Room, people: list[str], note: str = "",
     *, when: WhenFor | None = None, then: AfterSent | None = None,
-) -> tuple[list[str], list[tuple[str, str]]]:
+) -> Invited:
     """Sends the invitation to each person, in their own language; says who was skipped and why."""
-    team_id, inviter = asker.team_id, asker.user_id
-    limit = asyncio.Semaphore(DM_CONCURRENCY)
-
-    async def one(person: str) -> str | None:
-        """None when sent, else the reason it was not."""
-        if person == inviter:
-            return "self"
-        async with limit:
-            profile = await profile_or_none(client, services.profiles, team_id, person)
-            if profile is None:
-                return "unreachable"
-            if profile.is_bot:
-                return "bot"
-            if profile.deleted:
-                return "deactivated"
-            if not await services.once.claim("dm", room.id, person, ttl=SHARE_WINDOW):
-                return "already"
-            lang = language_of(profile, services.default_language)
-            message = invitation(lang, room, services.room_site, inviter, note, when(lang, profile.tz) if when else None)
-            try:
-                opened = await client.conversations_open(users=person)
-                await client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
-            except SlackApiError as error:
-                log.warning("could not DM a person: %s", error.response.get("error"))
-                await services.once.release("dm", room.id, person)
-                return "unreachable"
-            if then is not None:
-                await then(person, opened["channel"]["id"], profile)
-            return None
-
-    unique = list(dict.fromkeys(people))
-    reasons = await asyncio.gather(*(one(person) for person in unique))
-    sent = [person for person, reason in zip(unique, reasons, strict=True) if reason is None]
-    skipped = [(person, reason) for person, reason in zip(unique, reasons, strict=True) if reason is not None]
-    return sent, skipped
-
+    courier = _DirectMessages(services, client, asker, room, note, when, then)
+    return await invite_people(services.once, room.id, asker.user_id, people, courier)

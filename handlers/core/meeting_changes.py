@@ -1,7 +1,7 @@
-"""A planned room after it was made: cancelled or moved by its owner, and a weekly one carried to
-its next week. Each change reaches the same places as the invitation did — the owner's and each
-invitee's DM, the channel — with a notice, a calendar file of the same UID and a higher SEQUENCE,
-and reminders replaced; a person who left the workspace is skipped."""
+"""A planned room's changes told on Slack (what changes, and when, is the rooms wing's:
+domain/rooms/meeting_changes.py). Each change reaches the same places as the invitation did — the
+owner's and each invitee's DM, the channel — with a notice, a calendar file of the same UID and a
+higher SEQUENCE, and reminders replaced; a person who left the workspace is skipped."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ import datetime as dt
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
 from clients.rooms.models import Room
+from domain.rooms.calendar import calendar_file
+from domain.rooms.meeting_changes import roll_weekly
+from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
-from handlers.core.calendar import calendar_file
-from handlers.core.meeting_messages import refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file, unschedule
 from handlers.i18n import Mrkdwn, text
 from handlers.profiles import language_of, profile_or_none
@@ -64,7 +66,8 @@ async def tell(client: AsyncWebClient, places: list[Place], notice: Callable[[Pl
 async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeting, room: Room | None, now: dt.datetime,
                      *, cancelled: bool = False) -> None:
     for place in places:
-        data = calendar_file(place.lang, meeting, room, meeting.room_url, now=now, cancelled=cancelled)
+        data = calendar_file(meeting, meeting.room_url, calendar_words(place.lang, meeting, room, meeting.room_url), now=now,
+                             cancelled=cancelled)
         await send_file(client, place.channel, data, title_of(place.lang, meeting))
 
 
@@ -84,81 +87,40 @@ async def remind(client: AsyncWebClient, places: list[Place], meeting: Meeting, 
     return refused
 
 
-async def cancel(services: Services, client: AsyncWebClient, meeting: Meeting, notice: Notice, now: dt.datetime) -> bool:
-    """Reminders removed, everyone told with a cancelling calendar file, the meeting forgotten.
-    False when it was gone already (cancelled meanwhile): nobody is told twice."""
-    async with services.meetings.changing(meeting.team_id, meeting.id):
-        current = await services.meetings.get(meeting.team_id, meeting.id)  # as it is now: a move may have just run
-        if current is None:
-            return False
-        await unschedule(client, current.reminders, now)
-        current.sequence += 1
-        places = await places_of(services, client, current)
-        await tell(client, places, lambda place: notice(place, current))
-        await send_files(client, places, current, None, now, cancelled=True)
-        await services.meetings.remove(current)
-        return True
+@dataclass
+class Announcements:
+    """The rooms wing's `Announcer` on Slack (domain/rooms/meeting_changes.py decides; this tells):
+    each place's notice (`notice`; none for a weekly roll), calendar file and reminder."""
 
+    services: Services
+    client: AsyncWebClient
+    notice: Notice | None = None
+    places: list[Place] = field(default_factory=list)  # where the last announcement went
 
-async def move(services: Services, client: AsyncWebClient, meeting: Meeting, start: dt.datetime, room: Room | None,
-               notice: Notice, now: dt.datetime) -> Refused | None:
-    """The start changed, the reminders replaced, everyone told with an updated calendar file.
-    None when the meeting was cancelled meanwhile: a cancelled meeting stays cancelled."""
-    async with services.meetings.changing(meeting.team_id, meeting.id):
-        current = await services.meetings.get(meeting.team_id, meeting.id)
-        if current is None:
-            return None
-        await unschedule(client, current.reminders, now)
-        current.starts_at, current.sequence = int(start.timestamp()), current.sequence + 1
-        if current.weekly:
-            current.wall = wall_of(start, current.zone)
-        places = await places_of(services, client, current)
-        await tell(client, places, lambda place: notice(place, current))
-        await send_files(client, places, current, room, now)
-        refused = await remind(client, places, current, services.reminder_minutes, now)
-        await services.meetings.save(current, now)
-        return refused
+    async def withdraw(self, reminders: list[Reminder], now: dt.datetime) -> None:
+        await unschedule(self.client, reminders, now)
 
+    async def announce(self, meeting: Meeting, room: Room | None, now: dt.datetime, *, cancelled: bool) -> Refused:
+        self.places = await places_of(self.services, self.client, meeting)
+        notice = self.notice
+        if notice is not None:
+            await tell(self.client, self.places, lambda place: notice(place, meeting))
+        await send_files(self.client, self.places, meeting, room, now, cancelled=cancelled)
+        return [] if cancelled else await self.remind(meeting, now, again=False)
 
-def wall_of(start: dt.datetime, zone_name: str) -> str:
-    """A series' wall-clock time in its zone ("HH:MM")."""
-    return start.astimezone(zone_named(zone_name, "UTC")).strftime("%H:%M")
+    async def remind(self, meeting: Meeting, now: dt.datetime, *, again: bool = True) -> Refused:
+        if again:
+            self.places = await places_of(self.services, self.client, meeting)
+        return await remind(self.client, self.places, meeting, self.services.reminder_minutes, now)
 
-
-def next_week(start: dt.datetime, zone_name: str, wall: str | None = None) -> dt.datetime:
-    """The occurrence a week after `start`: the series' wall-clock time (`wall`; else `start`'s)
-    on the same weekday, in the owner's zone. A time that a clock change skips that day is read as
-    a calendar reads the file's weekly rule (RFC 5545: with the offset before the change, so 02:30
-    becomes 03:30); the week after, it is 02:30 again. A time that happens twice is the first."""
-    zone = zone_named(zone_name, "UTC")
-    local = start.astimezone(zone)
-    hours, minutes = (int(part) for part in (wall or local.strftime("%H:%M")).split(":"))
-    day = local.date() + dt.timedelta(days=7)
-    return dt.datetime(day.year, day.month, day.day, hours, minutes, tzinfo=zone).astimezone(dt.UTC)
-
-
-async def roll_weekly(services: Services, client: AsyncWebClient, meeting: Meeting, now: dt.datetime) -> None:
-    """A weekly meeting whose occurrence has started: its next one, with its reminders (Slack
-    keeps none more than 120 days ahead, and this runs every week)."""
-    if not await services.once.claim("roll", meeting.team_id, meeting.id, str(meeting.starts_at), ttl=7 * 86400):
-        return  # another process carried it
-    async with services.meetings.changing(meeting.team_id, meeting.id):
-        current = await services.meetings.get(meeting.team_id, meeting.id)
-        if current is None or current.starts_at != meeting.starts_at:
-            return  # cancelled, or moved, meanwhile
-        start = current.start
-        while start <= now:
-            start = next_week(start, current.zone, current.wall)
-        current.starts_at = int(start.timestamp())
-        places = await places_of(services, client, current)
-        refused = await remind(client, places, current, services.reminder_minutes, now)
-        await services.meetings.save(current, now)
-    if refused:  # said to the owner once per week: the claim above is per occurrence
-        owner = next((place for place in places if place.label == f"<@{current.owner}>"), None)
+    async def rolled(self, meeting: Meeting, refused: Refused) -> None:
+        if not refused:
+            return
+        owner = next((place for place in self.places if place.label == f"<@{meeting.owner}>"), None)
         if owner is not None:
             lines = [text(owner.lang, "plan.no_reminder", place=place, reason=refused_reason(owner.lang, code))
                      for place, code in refused]
-            await tell(client, [owner], lambda place: plain("\n".join([when_line(place.lang, current, place.zone), *lines])))
+            await tell(self.client, [owner], lambda place: plain("\n".join([when_line(place.lang, meeting, place.zone), *lines])))
 
 
 @dataclass(frozen=True)
@@ -174,5 +136,6 @@ class WeeklyMeetings:
         for meeting in await self.services.meetings.weekly_due(now):
             client = await self.workspaces.client(meeting.team_id)
             if client is not None:  # None: the workspace uninstalled the app, its meetings go with it
-                due.append((f"weekly meeting {meeting.id}", functools.partial(roll_weekly, self.services, client, meeting, now)))
+                due.append((f"weekly meeting {meeting.id}", functools.partial(
+                    roll_weekly, self.services.meetings, self.services.once, meeting, Announcements(self.services, client), now)))
         return due

@@ -4,7 +4,7 @@ invitations carry, the reminder Slack delivers, and the notes to the owner."""
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from babel.dates import format_date
 from slack_sdk.models.blocks import (
@@ -22,18 +22,12 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.meetings import Meeting
+from clients.rooms.models import Room
+from domain.rooms.calendar import CalendarWords
 from handlers.blocks import Message, join_button, mrkdwn
 from handlers.core import slack_refusals
 from handlers.core.when import Problem
-from handlers.i18n import Mrkdwn, clock, counted, escape, text, zone_words
-
-
-def zone_named(name: str | None, default: str) -> ZoneInfo:
-    """A person's Slack time zone, or the deployment's (DIGEST_TIMEZONE) when Slack gives none we know."""
-    try:
-        return ZoneInfo(name or default)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(default)
+from handlers.i18n import Mrkdwn, clock, counted, escape, file_text, text, zone_words
 
 
 def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
@@ -51,6 +45,16 @@ def when_words(lang: str, meeting: Meeting, zone: ZoneInfo) -> str:
 def title_of(lang: str, meeting: Meeting) -> str:
     """The topic as written, for what is not Slack text: a file's title, a calendar's summary."""
     return meeting.topic or text(lang, "plan.default_topic")
+
+
+def calendar_words(lang: str, meeting: Meeting, room: Room | None, link: str | None) -> CalendarWords:
+    """A calendar file's texts in `lang`: the topic, how to join; `room` (read again from the
+    service) gives the dial-in and PIN."""
+    lines = [file_text(lang, "plan.ics_join", link=link)] if link else []
+    telephony = room.telephony if room else None
+    if telephony and telephony.dial_in:
+        lines.append(file_text(lang, "plan.ics_dial_in", number=telephony.phone_number, pin=telephony.pin_code or ""))
+    return CalendarWords(summary=title_of(lang, meeting), description=lines)
 
 
 def topic_of(lang: str, meeting: Meeting) -> Mrkdwn:

@@ -4,31 +4,29 @@ The start is checked before the room is made (a typo costs nothing). Then everyo
 with its time in their own language and time zone, and a calendar file; Slack is asked to deliver
 each person's and the channel's reminder; the bot keeps the meeting (for Home's "Upcoming", a
 cancellation or a move) until it is over. What Slack refuses is told to the owner in words, once,
-in the reply.
+in the reply. The room and the meeting are the rooms wing's (domain/rooms/planning.py); this is
+their delivery on Slack.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
-from typing import Any
 from zoneinfo import ZoneInfo
 
-from redis.exceptions import RedisError
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
+from clients.meetings import MOST_OWNED, Reminder, TooMany
 from clients.rooms.models import AccessLevel
-from clients.storage import degraded
+from domain.rooms.calendar import calendar_file
+from domain.rooms.meeting_times import zone_named
+from domain.rooms.planning import Planning, keep, make_meeting
 from handlers.blocks import Message, plain
-from handlers.core.calendar import calendar_file
 from handlers.core.creation import Planned, invite, with_notes
-from handlers.core.meeting_changes import wall_of
-from handlers.core.meeting_messages import problem_words, refused_reason, title_of, when_line, zone_named
+from handlers.core.meeting_messages import calendar_words, problem_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file
-from handlers.core.room_messages import room_link, room_message
+from handlers.core.room_messages import room_message
 from handlers.core.when import Plan, Problem, start_of
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
@@ -36,21 +34,6 @@ from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Planning:
-    """A planned room as asked, from the command or the modal, its start already checked."""
-
-    start: dt.datetime
-    zone: ZoneInfo  # the owner's: the calendar file's TZID, and what "weekly" keeps fixed
-    minutes: int
-    weekly: bool
-    topic: str
-    level: AccessLevel | None
-    people: tuple[str, ...] = ()
-    channel: str | None = None
-    configuration: dict[str, Any] | None = None
 
 
 async def owner_zone(services: Services, client: AsyncWebClient, asker: Asker) -> ZoneInfo:
@@ -74,27 +57,19 @@ async def plan_room(
 async def make_planned(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str,
                        planning: Planning) -> Message:
     """The room made, everyone invited with the time, files and reminders; the owner's reply."""
-    now, zone, meeting_id = dt.datetime.now(dt.UTC), planning.zone, new_id()
-    try:  # without its storage a meeting could not be moved or cancelled: no room (RedisError goes up)
-        await services.meetings.reserve(asker.team_id, asker.user_id, meeting_id, now)
+    now, zone = dt.datetime.now(dt.UTC), planning.zone
+    try:
+        made = await make_meeting(services.meetings, services.rooms, services.room_site, asker.team_id, asker.user_id, email,
+                                  planning, now)
     except TooMany:
         return plain(text(lang, "plan.too_many", most=MOST_OWNED))
-    try:
-        room = await services.rooms.create(email, planning.level, planning.configuration)
-    except Exception:
-        await services.meetings.release(asker.team_id, asker.user_id, meeting_id)
-        raise
-    link = room_link(room, services.room_site)
-    meeting = Meeting(id=meeting_id, team_id=asker.team_id, owner=asker.user_id, room_id=room.id, room_slug=room.slug,
-                      room_url=link, topic=planning.topic, starts_at=int(planning.start.timestamp()), minutes=planning.minutes,
-                      zone=zone.key, weekly=planning.weekly, wall=wall_of(planning.start, zone.key) if planning.weekly else None,
-                      channel=planning.channel, invitees=[person for person in planning.people if person != asker.user_id])
+    room, meeting, link = made.room, made.meeting, made.link
     channel = planning.channel
     refused: list[tuple[str, Mrkdwn, str]] = []  # (what, where, Slack's code)
 
     async def deliver(place: Place) -> None:
         """The calendar file and the reminder for one place."""
-        data = calendar_file(place.lang, meeting, room, link, now=now)
+        data = calendar_file(meeting, link, calendar_words(place.lang, meeting, room, link), now=now)
         code = await send_file(client, place.channel, data, title_of(place.lang, meeting))
         if code is not None:
             refused.append(("plan.no_file", place.label, code))
@@ -119,10 +94,7 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
         await deliver(Place(own["channel"]["id"], lang, zone, Mrkdwn(f"<@{asker.user_id}>")))
     except SlackApiError as error:
         log.warning("could not open the owner's DM for a planned room: %s", error.response.get("error"))
-    try:
-        await services.meetings.save(meeting, now)
-    except RedisError as error:  # the room, invitations, files and reminders are out: say what is missing
-        degraded("planned meetings", error)
+    if not await keep(services.meetings, meeting, now):
         notes.append(text(lang, "plan.not_kept"))
     notes += [text(lang, what, place=place, reason=refused_reason(lang, code)) for what, place, code in refused]
     shown = room_message(lang, room, services.room_site, created=True)

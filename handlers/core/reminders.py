@@ -13,15 +13,12 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
-from handlers.core.calendar import FILE_NAME
+from domain.rooms.calendar import FILE_NAME
+from domain.rooms.meeting_times import reminder_time
 from handlers.core.meeting_messages import reminder
 from handlers.i18n import Mrkdwn
 
 log = logging.getLogger(__name__)
-
-#: A reminder due sooner than this is not scheduled: the invitation itself has just arrived.
-SOONEST = dt.timedelta(minutes=1)
-
 
 @dataclass(frozen=True)
 class Place:
@@ -36,8 +33,8 @@ class Place:
 async def schedule(client: AsyncWebClient, meeting: Meeting, place: Place, minutes: int, now: dt.datetime) -> Reminder | str | None:
     """The reminder Slack will post in `place`; Slack's refusal code; or None when it is too late
     for one."""
-    post_at = meeting.start - dt.timedelta(minutes=minutes)
-    if post_at - now < SOONEST:
+    post_at = reminder_time(meeting, minutes, now)
+    if post_at is None:
         return None
     message = reminder(place.lang, meeting, place.zone, minutes)
     try:

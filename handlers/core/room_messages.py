@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from urllib.parse import quote
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -15,6 +14,7 @@ from slack_sdk.models.blocks import (
 )
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from domain.rooms.room_refs import room_link
 from handlers.blocks import MAX_BLOCKS, Message, header, join_button, link_mrkdwn, mrkdwn
 from handlers.i18n import Mrkdwn, counted, escape, text
 
@@ -24,10 +24,6 @@ ACTION_SHOW = "room_show"
 ACTION_LIST_PAGE = "room_list_page"
 #: Home's "More options…": opens the new-room window (new_room) from the Home tab (home)
 HOME_NEW_ROOM_OPTIONS = "home_new_room_options"
-
-
-def room_link(room: Room, site: str) -> str | None:
-    return room.url or (f"{site.rstrip('/')}/{quote(room.slug)}" if site else None)
 
 
 def room_label(room: Room, site: str) -> Mrkdwn:
@@ -106,14 +102,18 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
         blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "list.order", len(latest), latest=len(latest)))]))
     if not entries:  # `/room list <n>` of a page holding only rooms made lately
         blocks.append(SectionBlock(text=mrkdwn(text(lang, "list.page_made_lately"))))
+    blocks += _paging(lang, page, more)
+    return Message(text=f"{title} — {summary}", blocks=blocks)
+
+
+def _paging(lang: str, page: int, more: bool) -> list[Block]:
+    """The Previous and Next buttons a page of the list has (none on a lone page)."""
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))
     if more:
         paging.append(ButtonElement(text=text(lang, "button.next"), action_id=f"{ACTION_LIST_PAGE}_next", value=str(page + 1)))
-    if paging:
-        blocks.append(ActionsBlock(elements=paging))
-    return Message(text=f"{title} — {summary}", blocks=blocks)
+    return [ActionsBlock(elements=paging)] if paging else []
 
 
 def _more_after(rooms: RoomPage, page: int, latest: list[Room]) -> bool:

@@ -17,8 +17,10 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import Room
+from domain.rooms.invitations import Invited
+from domain.rooms.room_refs import room_link
 from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
-from handlers.core.room_messages import room_details, room_link
+from handlers.core.room_messages import room_details
 from handlers.i18n import Mrkdwn, escape, text
 
 DM_MODAL = "room_send_dm_modal"
@@ -100,8 +102,9 @@ def dm_progress(lang: str) -> View:
     return _notice_view(lang, [SectionBlock(text=mrkdwn(text(lang, "dm.sending")))])
 
 
-def dm_result(lang: str, sent: list[str], skipped: list[tuple[str, str]]) -> Message:
+def dm_result(lang: str, invited: Invited) -> Message:
     """Who received the link, and who did not and why."""
+    sent, skipped = invited.sent, invited.skipped
     lines = [text(lang, "dm.sent", people=Mrkdwn(", ".join(f"<@{user}>" for user in sent)))] if sent else [text(lang, "dm.none_sent")]
     lines += [text(lang, "dm.skipped", person=Mrkdwn(f"<@{user}>"), reason=text(lang, f"dm.reason.{reason}")) for user, reason in skipped]
     return plain("\n".join(lines))

@@ -15,8 +15,9 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from domain.rooms.room_refs import room_link
 from handlers.blocks import MAX_BLOCKS, Message, join_button, mrkdwn
-from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS, room_entry, room_link
+from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS, room_entry
 from handlers.i18n import counted, text
 
 HOME_NEW_ROOM = "home_new_room"

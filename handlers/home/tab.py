@@ -12,8 +12,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
+from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
-from handlers.core.meeting_messages import upcoming_blocks, zone_named
+from handlers.core.meeting_messages import upcoming_blocks
 from handlers.core.room_messages import room_message
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
@@ -59,20 +60,8 @@ async def publish_home(
     keeps the card. `refused_level` is a level no menu offers (a forged request), answered in
     words; `said` is what a Home button just did."""
     person = replace(asker, on_home=True)
-    notice = said
-    if refused_level is not None:
-
-        async def no_such_level(email: str, lang: str) -> Message:
-            return plain(text(lang, "usage.bad_level", level=quoted(refused_level)))
-
-        _, notice = await run_for(services, client, person, name="home_new", work=no_such_level, needs_email=False)
-    if create is not None:
-
-        async def new_room(email: str, lang: str) -> Message:
-            created = await services.rooms.create(email, create)
-            return room_message(lang, created, services.room_site, created=True, in_conversation=False)
-
-        _, notice = await run_for(services, client, person, name="home_new", work=new_room)
+    card = await _new_room_card(services, client, person, create, refused_level)
+    notice = card if card is not None else said
     shown: list[tuple[RoomPage, list[Room]]] = []
 
     async def rooms(email: str, lang: str) -> None:
@@ -95,3 +84,22 @@ async def publish_home(
         await client.views_publish(user_id=asker.user_id, view=view)
     except SlackApiError as error:
         log.warning("views.publish failed: %s", error.response.get("error"))
+
+
+async def _new_room_card(services: Services, client: AsyncWebClient, person: Asker, create: AccessLevel | None,
+                         refused_level: str | None) -> Message | None:
+    """Home's new room (or why it could not be made), or the words for a level no menu offers."""
+    if refused_level is not None:
+
+        async def no_such_level(email: str, lang: str) -> Message:
+            return plain(text(lang, "usage.bad_level", level=quoted(refused_level)))
+
+        return (await run_for(services, client, person, name="home_new", work=no_such_level, needs_email=False))[1]
+    if create is not None:
+
+        async def new_room(email: str, lang: str) -> Message:
+            created = await services.rooms.create(email, create)
+            return room_message(lang, created, services.room_site, created=True, in_conversation=False)
+
+        return (await run_for(services, client, person, name="home_new", work=new_room))[1]
+    return None

@@ -13,8 +13,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting
 from clients.rooms.models import Room
+from domain.rooms.meeting_changes import cancel, move
 from handlers.blocks import Message, plain
-from handlers.core.meeting_changes import cancel, move
+from handlers.core.meeting_changes import Announcements
 from handlers.core.meeting_messages import (
     CANCEL,
     RESCHEDULE,
@@ -49,8 +50,8 @@ def register(app: AsyncApp, services: Services) -> None:
         meeting, said = await _owned(services, asker, str(action.get("value", "")), lang)
         if meeting is not None:
             try:
-                done = await cancel(services, client, meeting, lambda place, now_is: _notice(place, now_is, cancelled=True),
-                                    dt.datetime.now(dt.UTC))
+                told = Announcements(services, client, lambda place, now_is: _notice(place, now_is, cancelled=True))
+                done = await cancel(services.meetings, meeting, told, dt.datetime.now(dt.UTC))
             except Exception:
                 await services.once.release(*claim)  # so that a click once Slack or Redis is back works
                 raise
@@ -91,8 +92,8 @@ def register(app: AsyncApp, services: Services) -> None:
 
         async def work(email: str, lang: str) -> Message:
             room: Room | None = await services.rooms.get(email, moved.room_id)  # the file carries its dial-in
-            refused = await move(services, client, moved, start, room,
-                                 lambda place, now_is: _notice(place, now_is, cancelled=False), now)
+            told = Announcements(services, client, lambda place, now_is: _notice(place, now_is, cancelled=False))
+            refused = await move(services.meetings, moved, start, room, told, now)
             if refused is None:  # cancelled while the modal was open, or at the same moment
                 return plain(text(lang, "plan.gone"))
             lines = [text(lang, "plan.moved_done", topic=topic_of(lang, moved))]

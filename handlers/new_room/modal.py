@@ -17,10 +17,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.errors import RoomRejected
 from clients.rooms.models import Room
+from domain.rooms.planning import Planning
 from handlers.blocks import Message
 from handlers.core.creation import Choice, deliver_new_room
 from handlers.core.meeting_messages import problem_words
-from handlers.core.planning import Planning, make_planned, owner_zone
+from handlers.core.planning import make_planned, owner_zone
 from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS
 from handlers.core.when import DEFAULT_MINUTES, start_problem
 from handlers.i18n import text

@@ -11,8 +11,8 @@ from slack_bolt.context.fail.async_fail import AsyncFail
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room
+from domain.rooms.room_refs import room_link
 from handlers.blocks import Message, plain
-from handlers.core.room_messages import room_link
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of

@@ -24,10 +24,10 @@ from clients.dossiers.previews import DossierFacts
 from clients.rooms.errors import RoomServiceError
 from clients.rooms.models import Room
 from domain.dossiers.previews import previewed
+from domain.rooms.room_refs import read_room_ref
 from handlers.blocks import join_button, mrkdwn
 from handlers.core.dossier_links import read_dossier_link
 from handlers.core.room_messages import room_details
-from handlers.core.room_refs import read_room_ref
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of

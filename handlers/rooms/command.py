@@ -11,6 +11,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel
+from domain.rooms.room_refs import read_room_ref
 from handlers.blocks import Message
 from handlers.core import when
 from handlers.core.creation import create_and_invite
@@ -18,7 +19,6 @@ from handlers.core.numbers import typed_number
 from handlers.core.planning import plan_room
 from handlers.core.privacy import kept_message
 from handlers.core.room_messages import help_message, room_list_message, room_message
-from handlers.core.room_refs import read_room_ref
 from handlers.core.sharing_messages import MAX_PEOPLE
 from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery

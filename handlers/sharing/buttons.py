@@ -95,8 +95,7 @@ def register(app: AsyncApp, services: Services) -> None:
 
         async def work(email: str, lang: str) -> Message:
             room = await services.rooms.get(email, target.room_id)
-            sent, skipped = await send_invitations(services, client, asker, room, people, note)
-            return dm_result(lang, sent, skipped)
+            return dm_result(lang, await send_invitations(services, client, asker, room, people, note))
 
         lang, message = await run_for(services, client, asker, name="send_dm", work=work)
         if message is None:

@@ -8,6 +8,7 @@ import string
 import pytest
 
 from clients.rooms.models import AccessLevel, Room, RoomPage, Telephony
+from domain.rooms.invitations import Invited, Skip
 from handlers.core.room_messages import help_message, room_list_message, room_message
 from handlers.core.sharing_messages import DmTarget, dm_modal, dm_result, invitation
 from handlers.home.messages import home_view
@@ -90,7 +91,7 @@ def test_the_largest_messages_pass_slack_sdk_validation_and_block_caps(lang):
         room_list_message(lang, page, 2, "https://visio"),
         help_message(lang, text(lang, "usage.unknown", words="w" * 2000)),
         invitation(lang, _room(), "https://visio", "U0ALICE", note="n" * 500),
-        dm_result(lang, [f"U{i:010d}" for i in range(10)], [(f"U{i:010d}", "unreachable") for i in range(10)]),
+        dm_result(lang, Invited([f"U{i:010d}" for i in range(10)], [(f"U{i:010d}", Skip.UNREACHABLE) for i in range(10)])),
     ]
     for message in messages:
         payload = message.payload()  # to_dict() raises SlackObjectFormationError past a limit

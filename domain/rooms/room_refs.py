@@ -1,12 +1,13 @@
-"""How people name a room: its id, its link (as typed or as Slack wraps it), or its slug."""
+"""How people name a room — its id, its link (as typed or as Slack wraps it), or its slug — and
+where it is joined."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-from clients.rooms.models import is_room_id
+from clients.rooms.models import Room, is_room_id
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)+$")
 MAX_SLUG = 64  # the service's are 12 characters (`abc-defg-hij`)
@@ -30,3 +31,8 @@ def read_room_ref(raw: str) -> RoomRef | None:
     if len(candidate) <= MAX_SLUG and _SLUG.match(candidate):
         return RoomRef(ref, slug=candidate)
     return None
+
+
+def room_link(room: Room, site: str) -> str | None:
+    """Where `room` is joined: the service's link, else one made on the room site from its slug."""
+    return room.url or (f"{site.rstrip('/')}/{quote(room.slug)}" if site else None)
