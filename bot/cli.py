@@ -192,8 +192,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
     import logging
 
+    from bot.commands.check import log_failures
     from bot.serving.server import serve
     from bot.version import version
 
     logging.getLogger("bot").info("roombot %s", version())
-    return asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps
+    return asyncio.run(serve(settings, log_failures))  # which turns the collector on once it has built what it keeps
