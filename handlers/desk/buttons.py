@@ -28,7 +28,7 @@ from handlers.desk.modals import (
     words_refused,
 )
 from handlers.i18n import text
-from handlers.on_behalf import Asker, language_quickly, reply_privately, respond_ok, run_for, who
+from handlers.on_behalf import Asker, attempt, language_quickly, reply_privately, respond_ok, run_for, who
 from handlers.responses import KeptAliveRespond
 from handlers.services import Services
 
@@ -114,14 +114,12 @@ def register(app: AsyncApp, services: Services) -> None:
 
 async def _act(services: Services, client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, asked: Asked) -> None:
     """The act done for the person, and what they hear of it."""
-    outcome: list[Outcome | None] = []
 
-    async def work(email: str, lang: str) -> Message | None:
-        outcome.append(await perform(services, client, asker, email, lang, asked))
-        return None
+    async def work(email: str, lang: str) -> Outcome | None:
+        return await perform(services, client, asker, email, lang, asked)
 
-    _, problem = await run_for(services, client, asker, name=f"dossier_{asked.act.name.lower()}", work=work)
-    await _tell(client, respond, asker, outcome[0] if outcome else Outcome(None, problem))
+    done = await attempt(services, client, asker, name=f"dossier_{asked.act.name.lower()}", work=work)
+    await _tell(client, respond, asker, done.value if done.problem is None else Outcome(None, done.problem))
 
 
 async def _tell(client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, outcome: Outcome | None) -> None:

@@ -19,7 +19,7 @@ from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.home.settings_view import settings_blocks
 from handlers.i18n import quoted, text
-from handlers.on_behalf import Asker, run_for, who, workspace_of
+from handlers.on_behalf import Asker, attempt, run_for, who, workspace_of
 from handlers.profiles import profile_or_none
 from handlers.services import Services
 
@@ -73,14 +73,14 @@ async def publish_home(
             return room_message(lang, created, services.room_site, created=True, in_conversation=False)
 
         _, notice = await run_for(services, client, person, name="home_new", work=new_room)
-    shown: list[tuple[RoomPage, list[Room]]] = []
 
-    async def rooms(email: str, lang: str) -> None:
+    async def rooms(email: str, lang: str) -> tuple[RoomPage, list[Room]]:
         page = await services.rooms.list(email, 1)
-        shown.append((page, await services.rooms.latest(email, page)))  # as the service has them now
+        return page, await services.rooms.latest(email, page)  # as the service has them now
 
-    lang, problem = await run_for(services, client, person, name="home", work=rooms)
-    page, recent = shown[0] if shown else (None, [])
+    listed = await attempt(services, client, person, name="home", work=rooms)
+    lang, problem = listed.lang, listed.problem
+    page, recent = listed.value if listed.value is not None else (None, [])
     profile = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
     meetings = await services.meetings.upcoming(asker.team_id, asker.user_id, dt.datetime.now(dt.UTC))
     upcoming = upcoming_blocks(lang, zone_named(profile.tz if profile else None, services.zone), meetings, asker.user_id)
