@@ -19,7 +19,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers.blocks import plain
+from handlers.blocks import plain, view_input
 from handlers.home.settings_view import (
     CHECK_SECONDS,
     MAX_TOKEN,
@@ -51,8 +51,7 @@ def register(app: AsyncApp, services: Services) -> None:
         asker = who(body)
         # everything before the answer runs side by side: Slack waits 3 s for it, network included
         language = asyncio.ensure_future(language_quickly(services, client, asker))
-        value = (((view.get("state") or {}).get("values") or {}).get(TOKEN_INPUT) or {}).get(TOKEN_INPUT) or {}
-        token = str(value.get("value") or "").strip()
+        token = str(view_input(view, TOKEN_INPUT).get("value") or "").strip()
         accounts = accounts_of(services)
         if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
             await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.malformed")})

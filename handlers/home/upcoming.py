@@ -13,7 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting
 from clients.rooms.models import Room
-from handlers.blocks import Message, plain
+from handlers.blocks import Message, plain, view_input
 from handlers.core.meeting_changes import cancel, move
 from handlers.core.meeting_messages import (
     CANCEL,
@@ -74,7 +74,7 @@ def register(app: AsyncApp, services: Services) -> None:
         asker = who(body)
         lang = await language_quickly(services, client, asker)
         meeting, refused = await _owned(services, asker, str(view.get("private_metadata", "")), lang)
-        chosen = ((view.get("state", {}).get("values", {}).get(STARTS_AT) or {}).get(STARTS_AT) or {}).get("selected_date_time")
+        chosen = view_input(view, STARTS_AT).get("selected_date_time")
         now = dt.datetime.now(dt.UTC)
         problem = start_problem(chosen, now)
         if meeting is not None and problem is not None:

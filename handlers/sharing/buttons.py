@@ -15,7 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import is_room_id
-from handlers.blocks import Message, plain
+from handlers.blocks import Message, plain, view_input
 from handlers.core import slack_refusals
 from handlers.core.invitations import ALREADY, post_invitation, send_invitations
 from handlers.core.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
@@ -81,9 +81,8 @@ def register(app: AsyncApp, services: Services) -> None:
             await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
 
     async def send_dms(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
-        values = (view.get("state") or {}).get("values") or {}  # Slack's shape, unless forged
-        people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
-        note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
+        people: list[str] = view_input(view, PEOPLE_BLOCK, PEOPLE_ACTION).get("selected_users") or []
+        note: str = str(view_input(view, NOTE_BLOCK, NOTE_ACTION).get("value") or "").strip()
         asker = who(body)
         user_id = asker.user_id
         lang = await language_quickly(services, client, asker)  # ack is due within 3 s
