@@ -105,7 +105,10 @@ async def test_authority_comes_from_the_group_never_from_the_payload(digest_bot:
     demarche.groups[0].instructeurs.remove(ALICE)
     await click(digest_bot, "dossier_start", str(mine.number))
     assert acts(ds) == [] and mine.state == "en_construction"
-    assert SUD  # Sud, the group's instructeur, could
+    # Sud, the group's instructeur, can: the same act, as Sud, is done
+    await submit(digest_bot, "dossier_decision", f"ACCEPT:{theirs.number}", "OK", user="U0SUD", view_id="V0SUD")
+    assert [(name, given["instructeurId"]) for name, given in acts(ds)] == [("dossierAccepter", ds.acts.instructeur_id(SUD))]
+    assert theirs.state == "accepte"
 
 
 async def test_the_services_refusals_are_said(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
