@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
+from handlers.core.slack_refusals import attempted
 from handlers.error_replies import COMMANDS, explain
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, profile_or_none, usable_email
 from handlers.services import Services
@@ -141,10 +141,7 @@ async def reply_privately(
     """An ephemeral reply; `response_url` expires (30 min, 5 uses), the app's DM with the person does not."""
     if await respond_ok(respond, message, response_type="ephemeral", replace_original=replace_original):
         return
-    try:
-        await client.chat_postMessage(channel=user_id, **message.payload())
-    except SlackApiError as error:
-        log.warning("could not reach the person privately either: %s", error.response.get("error"))
+    await attempted(client.chat_postMessage(channel=user_id, **message.payload()), "reaching the person privately by DM")
 
 
 async def respond_ok(respond: AsyncRespond, message: Message, **options: object) -> bool:

@@ -5,7 +5,6 @@ direct message, each in their own language. Sharing's buttons and every new-room
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 
 from slack_sdk.errors import SlackApiError
@@ -13,13 +12,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import Room
 from handlers.core.sharing_messages import invitation
-from handlers.core.slack_refusals import CHANNEL_REFUSALS
+from handlers.core.slack_refusals import CHANNEL_REFUSALS, attempted, refusal_of
 from handlers.i18n import Mrkdwn
 from handlers.on_behalf import Asker
 from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 SHARE_WINDOW = 60  # seconds during which the same room is not shared twice to one place
 
@@ -30,7 +27,6 @@ NOT_POSTABLE = CHANNEL_REFUSALS | {"cannot_dm_bot"}
 DM_CONCURRENCY = 4
 
 ALREADY = "already"
-
 
 
 async def post_invitation(
@@ -53,7 +49,6 @@ async def post_invitation(
             await services.once.release(*claim)
             raise
         return code
-
 
 
 #: For a planned room: the invitation's time line in a person's language and time zone.
@@ -86,11 +81,9 @@ async def send_invitations(
                 return "already"
             lang = language_of(profile, services.default_language)
             message = invitation(lang, room, services.room_site, inviter, note, when(lang, profile.tz) if when else None)
-            try:
-                opened = await client.conversations_open(users=person)
-                await client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
-            except SlackApiError as error:
-                log.warning("could not DM a person: %s", error.response.get("error"))
+            opened = await attempted(client.conversations_open(users=person), "opening a DM with a person")
+            if opened is None or await refusal_of(client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False,
+                                                                          **message.payload()), "DMing a person"):
                 await services.once.release("dm", room.id, person)
                 return "unreachable"
             if then is not None:

@@ -10,13 +10,11 @@ in the reply.
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from redis.exceptions import RedisError
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import MOST_OWNED, Meeting, Reminder, TooMany, new_id
@@ -29,13 +27,12 @@ from handlers.core.meeting_changes import wall_of
 from handlers.core.meeting_messages import problem_words, refused_reason, title_of, when_line, zone_named
 from handlers.core.reminders import Place, schedule, send_file
 from handlers.core.room_messages import room_link, room_message
+from handlers.core.slack_refusals import attempted
 from handlers.core.when import Plan, Problem, start_of
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -114,11 +111,9 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
     planned = Planned(when=lambda reader_lang, tz: when_line(reader_lang, meeting, zone_named(tz, services.zone)),
                       in_channel=when_line(lang, meeting, zone), after_dm=after_dm, after_channel=after_channel)
     notes = await invite(services, client, asker, lang, room, meeting.invitees, channel, planned)
-    try:
-        own = await client.conversations_open(users=asker.user_id)
+    own = await attempted(client.conversations_open(users=asker.user_id), "opening the owner's DM for a planned room")
+    if own is not None:
         await deliver(Place(own["channel"]["id"], lang, zone, Mrkdwn(f"<@{asker.user_id}>")))
-    except SlackApiError as error:
-        log.warning("could not open the owner's DM for a planned room: %s", error.response.get("error"))
     try:
         await services.meetings.save(meeting, now)
     except RedisError as error:  # the room, invitations, files and reminders are out: say what is missing

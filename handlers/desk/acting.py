@@ -20,7 +20,6 @@ import logging
 from dataclasses import dataclass
 
 from prometheus_client import Counter
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers import errors
@@ -30,6 +29,7 @@ from clients.dossiers.models import STATES
 from clients.dossiers.rate_limit import Priority, with_priority
 from handlers.blocks import Message, link_mrkdwn, plain
 from handlers.core.dossier_links import dossier_url
+from handlers.core.slack_refusals import attempted
 from handlers.dedupe import COMMAND_WINDOW
 from handlers.desk.card import card_message
 from handlers.i18n import Mrkdwn, quoted, text
@@ -239,10 +239,8 @@ async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked
     words = text(lang, f"desk.done.{key}", number=number)
     if demarche:
         words += " " + link_mrkdwn(dossier_url(site, demarche, number), text(lang, "desk.open_link"))
-    try:
-        await client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload())
-    except SlackApiError as error:
-        log.warning("could not confirm a dossier act by DM: %s", error.response.get("error"))
+    await attempted(client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload()),
+                    "confirming a dossier act by DM")
 
 
 def _state_now(lang: str, number: int, state: str) -> str:

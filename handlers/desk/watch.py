@@ -16,7 +16,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 
 from clients.dossiers import errors
@@ -26,6 +25,7 @@ from clients.dossiers.rate_limit import Priority, with_priority
 from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn, plain
 from handlers.core.dossier_links import open_button
+from handlers.core.slack_refusals import attempted
 from handlers.desk.acting import account_for
 from handlers.i18n import counted, text
 from handlers.on_behalf import Asker
@@ -139,13 +139,9 @@ class Watching:
             news += [change for change in once if change.mark in fresh]
         if not news:
             return 0
-        try:
-            await client.chat_postMessage(channel=user, unfurl_links=False, **_news(language_of(profile, self.services.default_language),
-                                                                                    news).payload())
-        except SlackApiError as error:
-            log.warning("could not tell a watcher what changed: %s", error.response.get("error"))
-            return 0
-        return 1
+        told = await attempted(client.chat_postMessage(channel=user, unfurl_links=False, **_news(
+            language_of(profile, self.services.default_language), news).payload()), "telling a watcher what changed")
+        return 0 if told is None else 1
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from clients.dossiers.access import Membership
 from clients.dossiers.errors import DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
 from handlers.blocks import plain
+from handlers.core.slack_refusals import attempted
 from handlers.digest.messages import named_demarches
 from handlers.i18n import Mrkdwn, text
 
@@ -94,7 +95,5 @@ async def _tell(slack: AsyncWebClient, sub: Subscription, lapsed: list[Followed]
     if not sub.live.follows:
         lines.append(text(lang, "digest_cmd.lapsed_all"))
     log.warning("digest of %s: %d démarche(s) lapsed, whoever set them up no longer works on them", sub.channel, len(lapsed))
-    try:
-        await slack.chat_postMessage(channel=sub.channel, **plain("\n".join(lines)).payload())
-    except SlackApiError as error:
-        log.warning("could not tell %s that its digest lapsed: %s", sub.channel, error.response.get("error"))
+    await attempted(slack.chat_postMessage(channel=sub.channel, **plain("\n".join(lines)).payload()),
+                    f"telling {sub.channel} that its digest lapsed")

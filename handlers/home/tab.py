@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from dataclasses import replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
 from handlers.blocks import Message, plain
 from handlers.core.meeting_messages import upcoming_blocks, zone_named
 from handlers.core.room_messages import room_message
+from handlers.core.slack_refusals import attempted
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.home.settings_view import settings_blocks
@@ -22,8 +21,6 @@ from handlers.i18n import quoted, text
 from handlers.on_behalf import Asker, attempt, run_for, who, workspace_of
 from handlers.profiles import profile_or_none
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -91,7 +88,4 @@ async def publish_home(
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
                      recent=recent, levels=await services.rooms.levels.offered(), upcoming=[*upcoming, *sections],
                      settings=admin_part)
-    try:
-        await client.views_publish(user_id=asker.user_id, view=view)
-    except SlackApiError as error:
-        log.warning("views.publish failed: %s", error.response.get("error"))
+    await attempted(client.views_publish(user_id=asker.user_id, view=view), "views.publish")
