@@ -15,7 +15,6 @@ from handlers.core import slack_refusals
 from handlers.core.invitations import ALREADY, AfterSent, WhenFor, post_invitation, send_invitations
 from handlers.core.room_messages import room_message
 from handlers.core.sharing_messages import dm_result
-from handlers.core.slack_refusals import attempted
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
@@ -74,7 +73,7 @@ async def deliver_new_room(
     else:
         shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
         message = with_notes(shown, await invite(services, client, asker, lang, room, [], choice.post_in))
-    await attempted(client.chat_postMessage(channel=asker.user_id, **message.payload()), "DMing the new room")
+    await slack_refusals.attempted(client.chat_postMessage(channel=asker.user_id, **message.payload()), "DMing the new room")
 
 
 async def invite(

@@ -32,7 +32,8 @@ from handlers.core.dossier_links import dossier_url
 from handlers.core.slack_refusals import attempted
 from handlers.dedupe import COMMAND_WINDOW
 from handlers.desk.card import card_message
-from handlers.i18n import Mrkdwn, quoted, text
+from handlers.error_replies import dossier_refusal
+from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
 
@@ -88,7 +89,7 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
     try:
         seen = await account.desk.seen_by(number, email, account.access)
     except errors.DossierServiceError as error:
-        return plain(_failed(lang, error, number))
+        return plain(dossier_refusal(lang, error, number))
     if seen is None:
         return plain(text(lang, "desk.not_seen", number=number))
     return card_message(lang, seen, email, _site(services))
@@ -139,7 +140,7 @@ async def perform(services: Services, client: AsyncWebClient, asker: Asker, emai
         return Outcome(card_message(lang, fresh, email, _site(services)) if fresh else None, plain(said))
     except errors.DossierServiceError as error:
         outcome = "failed" if isinstance(error, errors.DossierServiceUnavailable) else outcome
-        return Outcome(None, plain(_failed(lang, error, asked.number)))
+        return Outcome(None, plain(dossier_refusal(lang, error, asked.number)))
     finally:
         ACTS.labels(act=asked.act.name.lower(), outcome=outcome).inc()
         log.info("dossier act: by %s, dossier %d, %s: %s", asker.user_id, asked.number, asked.act.name.lower(), outcome)
@@ -246,33 +247,6 @@ async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked
 def _state_now(lang: str, number: int, state: str) -> str:
     shown = text(lang, f"desk.state.{state}") if state in STATES else state
     return text(lang, "desk.already", number=number, state=shown)
-
-
-def _failed(lang: str, error: errors.DossierServiceError, number: int) -> str:
-    """The service's refusal in words: what happened, and what to do."""
-    match error:
-        case errors.ReadOnlyToken():
-            return text(lang, "desk.read_only")
-        case errors.NotInstructeur():
-            return text(lang, "desk.not_instructeur", number=number)
-        case errors.AnnotationsMissing():
-            return text(lang, "desk.annotations", number=number)
-        case errors.CorrectionPending():
-            return text(lang, "desk.correction_pending", number=number)
-        case errors.MessagingClosed():
-            return text(lang, "desk.messaging_closed", number=number)
-        case errors.SiretIncomplete():
-            return text(lang, "desk.siret", number=number)
-        case errors.ActRefused(said=said):
-            return text(lang, "desk.refused", said=quoted(said, 200))
-        case errors.DemarcheNotFound() | errors.DemarcheForbidden():
-            return text(lang, "desk.not_seen", number=number)
-        case errors.OverShare():
-            return text(lang, "desk.no_room")
-        case errors.DossierConfigError():
-            log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
-            return text(lang, "desk.token_refused", reason=text(lang, f"digest.reason.{error.reason}"))
-    return text(lang, "desk.unavailable")
 
 
 def _site(services: Services) -> str:

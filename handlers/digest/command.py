@@ -25,7 +25,6 @@ from clients.dossiers.subscriptions import Followed, Subscription
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
 from handlers.core.numbers import is_number, number_words
-from handlers.core.slack_refusals import attempted
 from handlers.core.typos import corrected
 from handlers.core.when import clock_time
 from handlers.dedupe import first_delivery
@@ -33,6 +32,7 @@ from handlers.digest.hours import first_day, next_due
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
+from handlers.error_replies import dossier_reason
 from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, typed, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
@@ -228,7 +228,7 @@ async def _why_not(digests: DigestJob, number: int, where: Where, group: int | N
     except DemarcheForbidden:
         return text(lang, "digest_cmd.forbidden", number=number)
     except DossierServiceError as error:
-        return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
+        return text(lang, "digest_cmd.unchecked", number=number, reason=dossier_reason(lang, error))
     if group is not None and group not in membership.groups:
         return text(lang, "digest_cmd.no_group", number=number, group=group)
     if group is not None and not membership.may_follow(where.email, group):
@@ -295,7 +295,7 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
     """Tells the channel what changed, and who changed it (the bot may post there: it was checked)."""
     if not lines:
         return
-    await attempted(client.chat_postMessage(channel=where.channel, **plain("\n".join(lines)).payload()),
+    await slack_refusals.attempted(client.chat_postMessage(channel=where.channel, **plain("\n".join(lines)).payload()),
                     "announcing a digest change in its channel")
 
 
@@ -358,10 +358,11 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
 
 async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Message | None:
     """A private conversation the bot is not in cannot get a digest (public ones can: chat:write.public)."""
-    answer = await attempted(client.conversations_info(channel=channel), "reading the channel of a digest")  # channel_not_found:
-    conversation: dict[str, Any] | None = (answer.get("channel") or {}) if answer is not None else None  # private, bot not in it
+    # refused (channel_not_found): a private conversation the bot is not in
+    answer = await slack_refusals.attempted(client.conversations_info(channel=channel), "reading the channel of a digest")
+    conversation: dict[str, Any] | None = (answer.get("channel") or {}) if answer is not None else None
     if conversation is None or (conversation.get("is_private") and not conversation.get("is_member")):
-        myself = await attempted(client.auth_test(), "reading the bot's name")
+        myself = await slack_refusals.attempted(client.auth_test(), "reading the bot's name")
         return plain(text(lang, "digest_cmd.cannot_post", bot=str(myself.get("user") or "bot") if myself is not None else "bot"))
     if conversation.get("is_archived"):
         return plain(text(lang, "digest_cmd.archived"))

@@ -31,7 +31,6 @@ from handlers.core.sharing_messages import (
     dm_result,
     invitation,
 )
-from handlers.core.slack_refusals import attempted
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import channel_of, language_quickly, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.services import Services
@@ -71,7 +70,8 @@ def register(app: AsyncApp, services: Services) -> None:
             await reply_privately(client, respond, user_id, plain(text(lang, "error.room_not_found", ref=quoted(value))))
             return
         target = DmTarget(room_id=value, channel_id=channel_of(body))
-        if await attempted(client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target)), "views.open") is None:
+        opened = await slack_refusals.attempted(client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target)), "views.open")
+        if opened is None:
             await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
 
     async def send_dms(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
@@ -94,9 +94,9 @@ def register(app: AsyncApp, services: Services) -> None:
         lang, message = await run_for(services, client, asker, name="send_dm", work=work)
         if message is None:
             return
-        if await attempted(client.views_update(view_id=view["id"], view=dm_outcome(lang, message)), "views.update") is None:
+        if await slack_refusals.attempted(client.views_update(view_id=view["id"], view=dm_outcome(lang, message)), "views.update") is None:
             # the person closed the window meanwhile: tell them in the app's DM
-            await attempted(client.chat_postMessage(channel=user_id, **message.payload()), "DMing what was shared")
+            await slack_refusals.attempted(client.chat_postMessage(channel=user_id, **message.payload()), "DMing what was shared")
 
     app.action(ACTION_SHARE_CHANNEL)(share_in_channel)
     app.action(ACTION_SEND_DM)(open_dm_modal)

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from clients.dossiers.errors import DossierServiceUnreachable
 from tests.conftest import Bot, text_of
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body, command_body, send_event
@@ -72,3 +73,19 @@ async def test_an_event_whose_listener_raises_tells_nobody(bot: Bot, slack: Fake
     await bot.runtime.tasks.drain(10)
     assert any(r.exc_info and r.exc_info[0] is Broken for r in caplog.records)
     assert slack.responses == [] and slack.posted("U0ALICE") == []
+
+
+async def test_a_typed_error_that_escapes_is_said_as_what_it_is(bot: Bot, slack: FakeSlack) -> None:
+    """The fallback words errors where every listener does (handlers/error_replies.py): a dossier service
+    that did not answer is said so, not as the bot's own failure."""
+
+    async def unreachable(ack) -> None:
+        await ack()
+        raise DossierServiceUnreachable("connection refused")
+
+    bot.runtime.app.action("test_unreachable")(unreachable)
+    slack.add_user("U0ERIN", "erin@example.gouv.fr", locale="en-GB")
+    before = len(slack.responses)
+    await bot.post(action_body("test_unreachable", "1", "U0ERIN", slack.response_url("card-erin")))
+    said = text_of((await slack.wait_responses(before + 1, timeout=12))[before])
+    assert "The dossier service did not answer in time" in said and "reference" not in said
