@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        from bot.commands import operator_advice as advice
+        from bot import operator_advice as advice
 
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1

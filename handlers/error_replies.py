@@ -1,6 +1,6 @@
 """The one place where errors become people's words: every failure a person can meet (the room
 service's and the dossier service's typed errors, Slack's profile refusals, Redis) becomes a short
-message in their language and a metrics outcome. Operators' words are bot/commands/operator_advice.py's.
+message in their language and a metrics outcome. Operators' words are bot/operator_advice.py's.
 
 People read what happened and what to do; the details an operator needs (the service's own
 words, the stack) go to the log under a short reference the person can quote.
