@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
     except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        from bot.commands import operator_advice as advice
+        from bot import operator_advice as advice
 
         print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
         return 1
@@ -192,8 +192,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
     import logging
 
+    from bot.commands.check import log_failures
     from bot.serving.server import serve
     from bot.version import version
 
     logging.getLogger("bot").info("roombot %s", version())
-    return asyncio.run(serve(settings))  # which turns the collector on once it has built what it keeps
+    return asyncio.run(serve(settings, log_failures))  # which turns the collector on once it has built what it keeps

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from bot.commands import operator_advice as advice
+from bot import operator_advice as advice
 from bot.config import Settings
 from clients.inference.errors import InferenceError, InferenceRefused
 from clients.inference.key_store import ActiveKey, KeyStore

@@ -141,3 +141,13 @@ def link_mrkdwn(url: str, label: str | None = None) -> Mrkdwn:
 
 def join_button(lang: str, url: str, *, primary: bool = True) -> ButtonElement:
     return ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary" if primary else None)
+
+
+def view_input(view: dict[str, Any], block: str, action: str | None = None) -> dict[str, Any]:
+    """What a submitted window holds for one input (its block, and its element: `action`, or the
+    block's own id as the windows here name both alike); `{}` for anything missing or forged into
+    another shape, so a listener reads Slack's answer without trusting its shape."""
+    found: Any = view.get("state")
+    for part in ("values", block, action or block):
+        found = found.get(part) if isinstance(found, dict) else None
+    return found if isinstance(found, dict) else {}

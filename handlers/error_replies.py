@@ -1,4 +1,6 @@
-"""Turns every failure a person can meet into a short message and a metrics outcome.
+"""The one place where errors become people's words: every failure a person can meet (the room
+service's and the dossier service's typed errors, Slack's profile refusals, Redis) becomes a short
+message in their language and a metrics outcome. Operators' words are bot/operator_advice.py's.
 
 People read what happened and what to do; the details an operator needs (the service's own
 words, the stack) go to the log under a short reference the person can quote.
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 import redis.exceptions
 from prometheus_client import Counter
 
+from clients.dossiers import errors as dossier_errors
 from clients.rooms import errors
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.profiles import ProfileProblem
@@ -82,9 +85,46 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
         case errors.ServiceUnavailable():
             log.warning("room service unavailable: %s", error.detail)
             return say("upstream_error", "error.unavailable")
+        case dossier_errors.DossierConfigError():
+            return Explained("config_error", dossier_refusal(lang, error, 0))
+        case dossier_errors.DossierServiceUnavailable():
+            return Explained("upstream_error", dossier_refusal(lang, error, 0))
     reference = _reference()
     log.exception("unexpected failure [ref %s]", reference, exc_info=error)
     return say("internal_error", "error.internal", ref=reference)
+
+
+def dossier_refusal(lang: str, error: dossier_errors.DossierServiceError, number: int) -> str:
+    """The dossier service's refusal of a look-up or an act on dossier `number`: what happened, and what to do."""
+    e = dossier_errors
+    match error:
+        case e.ReadOnlyToken():
+            return text(lang, "desk.read_only")
+        case e.NotInstructeur():
+            return text(lang, "desk.not_instructeur", number=number)
+        case e.AnnotationsMissing():
+            return text(lang, "desk.annotations", number=number)
+        case e.CorrectionPending():
+            return text(lang, "desk.correction_pending", number=number)
+        case e.MessagingClosed():
+            return text(lang, "desk.messaging_closed", number=number)
+        case e.SiretIncomplete():
+            return text(lang, "desk.siret", number=number)
+        case e.ActRefused(said=said):
+            return text(lang, "desk.refused", said=quoted(said, 200))
+        case e.DemarcheNotFound() | e.DemarcheForbidden():
+            return text(lang, "desk.not_seen", number=number)
+        case e.OverShare():
+            return text(lang, "desk.no_room")
+        case e.DossierConfigError():
+            log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
+            return text(lang, "desk.token_refused", reason=dossier_reason(lang, error))
+    return text(lang, "desk.unavailable")
+
+
+def dossier_reason(lang: str, error: dossier_errors.DossierServiceError) -> str:
+    """Why the dossier service could not be read, in a few words (`digest.reason.*`), for a sentence of its own."""
+    return text(lang, f"digest.reason.{error.reason}")
 
 
 def _reference() -> str:

@@ -3,6 +3,7 @@
 from slack_bolt.async_app import AsyncApp
 
 from handlers import request_ids
+from handlers.core import fallback
 from handlers.desk import buttons as desk_buttons
 from handlers.desk import command as desk_command
 from handlers.desk import mine as desk_home
@@ -24,6 +25,7 @@ from handlers.sharing import buttons as sharing_buttons
 
 def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
     request_ids.register(app)  # first: every later log line of the request carries its id
+    fallback.register(app, services)  # what a listener let escape still gets its person an answer
     room_command.register(app, services)
     room_buttons.register(app, services)
     sharing_buttons.register(app, services)

@@ -11,18 +11,20 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
+from handlers.core.slack_refusals import attempted
 from handlers.error_replies import COMMANDS, explain
 from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, profile_or_none, usable_email
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 Work = Callable[[str, str], Awaitable[Message | None]]  # (e-mail, language) → reply, or None when already answered
 
@@ -58,17 +60,26 @@ def workspace_of(body: dict[str, Any]) -> str:
     return str(body.get("team_id") or "")
 
 
-async def run_for(
+@dataclass(frozen=True)
+class Attempt(Generic[T]):
+    """What a piece of work gave back, or (`problem`) what went wrong in the person's words."""
+
+    lang: str
+    value: T | None
+    problem: Message | None
+
+
+async def attempt(
     services: Services,
     client: AsyncWebClient,
     asker: Asker,
     *,
     name: str,
-    work: Work,
+    work: Callable[[str, str], Awaitable[T]],
     needs_email: bool = True,
     needs_profile: bool = True,
-) -> tuple[str, Message | None]:
-    """`work`'s reply in the asker's language, or the explanation of what went wrong (the error
+) -> Attempt[T]:
+    """`work`'s result in the asker's language, or the explanation of what went wrong (the error
     carries its own context: the room or the page it was about). Work that needs nobody's profile
     (help, a list) is done in the default language when the profile cannot be read."""
     lang, email = services.default_language, None
@@ -81,13 +92,28 @@ async def run_for(
             profile = None
         lang = language_of(profile, services.default_language)
         email = usable_email(profile) if needs_email and profile is not None else ""
-        message = await work(email, lang)
-        outcome = "ok"
+        value = await work(email, lang)
     except Exception as error:  # every failure becomes an answer; explain() logs the unexpected ones
         explained = explain(error, lang, email=email, site=await services.rooms.site.origin(), on_home=asker.on_home)
-        message, outcome = plain(explained.message), explained.outcome
-    COMMANDS.labels(command=name, outcome=outcome).inc()
-    return lang, message
+        COMMANDS.labels(command=name, outcome=explained.outcome).inc()
+        return Attempt(lang, None, plain(explained.message))
+    COMMANDS.labels(command=name, outcome="ok").inc()
+    return Attempt(lang, value, None)
+
+
+async def run_for(
+    services: Services,
+    client: AsyncWebClient,
+    asker: Asker,
+    *,
+    name: str,
+    work: Work,
+    needs_email: bool = True,
+    needs_profile: bool = True,
+) -> tuple[str, Message | None]:
+    """`attempt` of work whose result is its reply: that reply, or the explanation."""
+    done = await attempt(services, client, asker, name=name, work=work, needs_email=needs_email, needs_profile=needs_profile)
+    return done.lang, done.value if done.problem is None else done.problem
 
 
 async def reply_for(
@@ -115,10 +141,7 @@ async def reply_privately(
     """An ephemeral reply; `response_url` expires (30 min, 5 uses), the app's DM with the person does not."""
     if await respond_ok(respond, message, response_type="ephemeral", replace_original=replace_original):
         return
-    try:
-        await client.chat_postMessage(channel=user_id, **message.payload())
-    except SlackApiError as error:
-        log.warning("could not reach the person privately either: %s", error.response.get("error"))
+    await attempted(client.chat_postMessage(channel=user_id, **message.payload()), "reaching the person privately by DM")
 
 
 async def respond_ok(respond: AsyncRespond, message: Message, **options: object) -> bool:

@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.commands import operator_advice as advice
+from bot import operator_advice as advice
 from bot.commands.tables import clean
 from bot.config import Settings
 from bot.inference import WARN_DAYS, inference

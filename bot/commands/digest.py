@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_date
 
-from bot.commands import operator_advice as advice
+from bot import operator_advice as advice
 from bot.commands.tables import clean, print_table
 from bot.config import Settings
 from bot.redis_server import open_redis

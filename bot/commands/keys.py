@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
-from bot.commands import operator_advice as advice
+from bot import operator_advice as advice
 from bot.commands.tables import clean, print_table
 from bot.config import Settings
 from bot.inference import inference, rotate

@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
@@ -27,7 +27,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.commands.check import log_failures
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
 from bot.serving.install_pages import install_routes
@@ -47,6 +46,9 @@ DRAIN_SECONDS = 6.0
 #: Set in the environment of the serve processes the first one starts (SERVE_PROCESSES).
 MAX_CONNECTIONS = 512
 HEALTH_TIMEOUT = 1.0
+#: What `serve` runs once it listens (the operator's checks, logged): given by the command line, which stands
+#: above both serving and the operator's commands, so that serving imports none of those commands.
+StartupChecks = Callable[[Settings, aioredis.Redis], Awaitable[None]]
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
@@ -104,9 +106,9 @@ class Serving(uvicorn.Server):
         self.listening.set()
 
 
-async def when_listening(server: Serving, settings: Settings, redis: aioredis.Redis) -> None:
+async def when_listening(server: Serving, settings: Settings, redis: aioredis.Redis, checks: StartupChecks) -> None:
     await server.listening.wait()
-    await log_failures(settings, redis)
+    await checks(settings, redis)
 
 
 class Beside(uvicorn.Server):
@@ -142,7 +144,7 @@ def listening_socket(host: str, port: int, *, shared: bool, setting: str = "PORT
     return sock
 
 
-async def serve(settings: Settings) -> int:
+async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
     """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
     often (1: the supervisor starts it afresh)."""
     # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
@@ -196,7 +198,7 @@ async def serve(settings: Settings) -> int:
         # the checks only log: a slow or silent service must not hold back /healthz and the acks, so
         # they start once the server listens (their clients and TLS context cost CPU); the first
         # process logs them for all
-        checks = asyncio.create_task(asyncio.sleep(0) if helper else when_listening(server, settings, runtime.redis))
+        checks = asyncio.create_task(asyncio.sleep(0) if helper else when_listening(server, settings, runtime.redis, startup_checks))
         watcher = None
         if metrics_sock is not None:
             apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime, socket_mode)), log_config=None, http="httptools",

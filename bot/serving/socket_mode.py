@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 
-from bot.commands.operator_advice import host_of
+from bot.operator_advice import host_of
 
 log = logging.getLogger(__name__)
 

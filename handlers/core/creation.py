@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import ContextBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -20,8 +18,6 @@ from handlers.core.sharing_messages import dm_result
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,6 @@ class Planned:
     after_channel: Callable[[str], Awaitable[None]]
 
 
-
 async def deliver_new_room(
     services: Services, client: AsyncWebClient, asker: Asker, lang: str, room: Room | None, explained: Message | None,
     choice: Choice,
@@ -78,11 +73,7 @@ async def deliver_new_room(
     else:
         shown = room_message(lang, room, services.room_site, created=True, in_conversation=False)
         message = with_notes(shown, await invite(services, client, asker, lang, room, [], choice.post_in))
-    try:
-        await client.chat_postMessage(channel=asker.user_id, **message.payload())
-    except SlackApiError as error:
-        log.warning("could not DM the new room: %s", error.response.get("error"))
-
+    await slack_refusals.attempted(client.chat_postMessage(channel=asker.user_id, **message.payload()), "DMing the new room")
 
 
 async def invite(
@@ -108,7 +99,6 @@ async def invite(
             notes.append(text(lang, "new.not_posted_in", channel=where, reason=slack_refusals.reason(lang, refused),
                               advice=slack_refusals.advice(lang, refused)))
     return notes
-
 
 
 def with_notes(message: Message, notes: list[str]) -> Message:

@@ -6,7 +6,6 @@ path use it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -16,19 +15,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.models import Room
 from domain.rooms.invitations import SHARE_WINDOW, Invited, invite_people
 from handlers.core.sharing_messages import invitation
-from handlers.core.slack_refusals import CHANNEL_REFUSALS
+from handlers.core.slack_refusals import CHANNEL_REFUSALS, attempted, refusal_of
 from handlers.i18n import Mrkdwn
 from handlers.on_behalf import Asker
 from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.services import Services
 
-log = logging.getLogger(__name__)
-
 # chat.postMessage errors meaning "the bot may not post there", as opposed to a real failure
 NOT_POSTABLE = CHANNEL_REFUSALS | {"cannot_dm_bot"}
 
 ALREADY = "already"
-
 
 
 async def post_invitation(
@@ -51,7 +47,6 @@ async def post_invitation(
             await services.once.release(*claim)
             raise
         return code
-
 
 
 #: For a planned room: the invitation's time line in a person's language and time zone.
@@ -79,11 +74,9 @@ class _DirectMessages:
         lang = language_of(recipient, self.services.default_language)
         when = self.when(lang, recipient.tz) if self.when else None
         message = invitation(lang, self.room, self.services.room_site, self.asker.user_id, self.note, when)
-        try:
-            opened = await self.client.conversations_open(users=person)
-            await self.client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False, **message.payload())
-        except SlackApiError as error:
-            log.warning("could not DM a person: %s", error.response.get("error"))
+        opened = await attempted(self.client.conversations_open(users=person), "opening a DM with a person")
+        if opened is None or await refusal_of(self.client.chat_postMessage(channel=opened["channel"]["id"], unfurl_links=False,
+                                                                           **message.payload()), "DMing a person"):
             return False
         if self.then is not None:
             await self.then(person, opened["channel"]["id"], recipient)

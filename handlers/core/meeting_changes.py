@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting, Reminder
@@ -22,12 +20,11 @@ from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
 from handlers.core.meeting_messages import calendar_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file, unschedule
+from handlers.core.slack_refusals import attempted
 from handlers.i18n import Mrkdwn, text
 from handlers.profiles import language_of, profile_or_none
 from handlers.services import Services
 from handlers.workspace_access import Workspaces
-
-log = logging.getLogger(__name__)
 
 Notice = Callable[[Place, Meeting], Message]  # what a place is told of the meeting as it now is
 
@@ -44,10 +41,8 @@ async def places_of(services: Services, client: AsyncWebClient, meeting: Meeting
         lang = language_of(profile, services.default_language)
         if person == meeting.owner:
             owner_lang = lang
-        try:
-            opened = await client.conversations_open(users=person)
-        except SlackApiError as error:
-            log.warning("could not open a DM for a planned room: %s", error.response.get("error"))
+        opened = await attempted(client.conversations_open(users=person), "opening a DM for a planned room")
+        if opened is None:
             continue
         found.append(Place(opened["channel"]["id"], lang, zone_named(profile.tz, services.zone), Mrkdwn(f"<@{person}>")))
     if meeting.channel:
@@ -57,10 +52,8 @@ async def places_of(services: Services, client: AsyncWebClient, meeting: Meeting
 
 async def tell(client: AsyncWebClient, places: list[Place], notice: Callable[[Place], Message]) -> None:
     for place in places:
-        try:
-            await client.chat_postMessage(channel=place.channel, unfurl_links=False, **notice(place).payload())
-        except SlackApiError as error:
-            log.warning("could not tell a planned room's change: %s", error.response.get("error"))
+        await attempted(client.chat_postMessage(channel=place.channel, unfurl_links=False, **notice(place).payload()),
+                        "telling a planned room's change")
 
 
 async def send_files(client: AsyncWebClient, places: list[Place], meeting: Meeting, room: Room | None, now: dt.datetime,

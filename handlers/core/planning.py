@@ -11,10 +11,8 @@ their delivery on Slack.
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from zoneinfo import ZoneInfo
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import MOST_OWNED, Reminder, TooMany
@@ -27,13 +25,12 @@ from handlers.core.creation import Planned, invite, with_notes
 from handlers.core.meeting_messages import calendar_words, problem_words, refused_reason, title_of, when_line
 from handlers.core.reminders import Place, schedule, send_file
 from handlers.core.room_messages import room_message
+from handlers.core.slack_refusals import attempted
 from handlers.core.when import Plan, Problem, start_of
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.profiles import Profile, language_of, profile_or_none
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 async def owner_zone(services: Services, client: AsyncWebClient, asker: Asker) -> ZoneInfo:
@@ -89,11 +86,9 @@ async def make_planned(services: Services, client: AsyncWebClient, asker: Asker,
     planned = Planned(when=lambda reader_lang, tz: when_line(reader_lang, meeting, zone_named(tz, services.zone)),
                       in_channel=when_line(lang, meeting, zone), after_dm=after_dm, after_channel=after_channel)
     notes = await invite(services, client, asker, lang, room, meeting.invitees, channel, planned)
-    try:
-        own = await client.conversations_open(users=asker.user_id)
+    own = await attempted(client.conversations_open(users=asker.user_id), "opening the owner's DM for a planned room")
+    if own is not None:
         await deliver(Place(own["channel"]["id"], lang, zone, Mrkdwn(f"<@{asker.user_id}>")))
-    except SlackApiError as error:
-        log.warning("could not open the owner's DM for a planned room: %s", error.response.get("error"))
     if not await keep(services.meetings, meeting, now):
         notes.append(text(lang, "plan.not_kept"))
     notes += [text(lang, what, place=place, reason=refused_reason(lang, code)) for what, place, code in refused]

@@ -16,6 +16,7 @@ from clients.meetings import Meeting, Reminder
 from domain.rooms.calendar import FILE_NAME
 from domain.rooms.meeting_times import reminder_time
 from handlers.core.meeting_messages import reminder
+from handlers.core.slack_refusals import refusal_of
 from handlers.i18n import Mrkdwn
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,5 @@ async def unschedule(client: AsyncWebClient, reminders: list[Reminder], now: dt.
 
 async def send_file(client: AsyncWebClient, channel: str, data: bytes, title: str) -> str | None:
     """Uploads a calendar file into `channel`; None when it went, else Slack's refusal code."""
-    try:
-        await client.files_upload_v2(channel=channel, content=data, filename=FILE_NAME, title=title)
-    except SlackApiError as error:
-        code = str(error.response.get("error"))
-        log.warning("Slack refused a calendar file: %s", code)
-        return code
-    return None
+    return await refusal_of(client.files_upload_v2(channel=channel, content=data, filename=FILE_NAME, title=title),
+                            "a calendar file")

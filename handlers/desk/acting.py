@@ -8,10 +8,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers import errors
 from clients.dossiers.desk import Act, Seen
 from clients.dossiers.models import STATES
 from domain.dossiers.acts import ActResult, Asked, DossierActs, Ended
@@ -19,8 +17,10 @@ from domain.dossiers.lookup import LOOKUPS_PER_MINUTE, Found
 from domain.dossiers.lookup import look_up as find
 from handlers.blocks import Message, link_mrkdwn, plain
 from handlers.core.dossier_links import dossier_url
+from handlers.core.slack_refusals import attempted
 from handlers.desk.card import card_message
-from handlers.i18n import Mrkdwn, quoted, text
+from handlers.error_replies import dossier_refusal
+from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
 
@@ -46,7 +46,7 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
         case Found.TOO_OFTEN:
             return plain(text(lang, "desk.too_often", most=LOOKUPS_PER_MINUTE))
         case Found.REFUSED if looked.error is not None:
-            return plain(_failed(lang, looked.error, number))
+            return plain(dossier_refusal(lang, looked.error, number))
     return plain(text(lang, "desk.not_seen", number=number))
 
 
@@ -91,7 +91,7 @@ def _said(services: Services, asker: Asker, lang: str, asked: Asked, result: Act
                 if result.demarche else Mrkdwn("")
             return plain(text(lang, "desk.outcome_unknown", number=number, link=link))
         case Ended.REFUSED if result.error is not None:
-            return plain(_failed(lang, result.error, number))
+            return plain(dossier_refusal(lang, result.error, number))
     return plain(text(lang, "desk.not_seen", number=number))
 
 
@@ -105,42 +105,13 @@ async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked
     words = text(lang, f"desk.done.{key}", number=number)
     if demarche:
         words += " " + link_mrkdwn(dossier_url(site, demarche, number), text(lang, "desk.open_link"))
-    try:
-        await client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload())
-    except SlackApiError as error:
-        log.warning("could not confirm a dossier act by DM: %s", error.response.get("error"))
+    await attempted(client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload()),
+                    "confirming a dossier act by DM")
 
 
 def _state_now(lang: str, number: int, state: str) -> str:
     shown = text(lang, f"desk.state.{state}") if state in STATES else state
     return text(lang, "desk.already", number=number, state=shown)
-
-
-def _failed(lang: str, error: errors.DossierServiceError, number: int) -> str:
-    """The service's refusal in words: what happened, and what to do."""
-    match error:
-        case errors.ReadOnlyToken():
-            return text(lang, "desk.read_only")
-        case errors.NotInstructeur():
-            return text(lang, "desk.not_instructeur", number=number)
-        case errors.AnnotationsMissing():
-            return text(lang, "desk.annotations", number=number)
-        case errors.CorrectionPending():
-            return text(lang, "desk.correction_pending", number=number)
-        case errors.MessagingClosed():
-            return text(lang, "desk.messaging_closed", number=number)
-        case errors.SiretIncomplete():
-            return text(lang, "desk.siret", number=number)
-        case errors.ActRefused(said=said):
-            return text(lang, "desk.refused", said=quoted(said, 200))
-        case errors.DemarcheNotFound() | errors.DemarcheForbidden():
-            return text(lang, "desk.not_seen", number=number)
-        case errors.OverShare():
-            return text(lang, "desk.no_room")
-        case errors.DossierConfigError():
-            log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
-            return text(lang, "desk.token_refused", reason=text(lang, f"digest.reason.{error.reason}"))
-    return text(lang, "desk.unavailable")
 
 
 def _site(services: Services) -> str:

@@ -4,17 +4,16 @@ submission acts. The card is then replaced by the dossier as it is; whatever wen
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
 from domain.dossiers.acts import Asked
 from handlers.blocks import Message
 from handlers.core.dossier_links import OPEN_DOSSIER_IDS
+from handlers.core.slack_refusals import attempted
 from handlers.desk.acting import Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
 from handlers.desk.modals import (
@@ -32,8 +31,6 @@ from handlers.i18n import text
 from handlers.on_behalf import Asker, language_quickly, reply_privately, respond_ok, run_for, who
 from handlers.responses import KeptAliveRespond
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 AT_ONCE = {ACTION_IDS[Act.START]: (Act.START, True), ACTION_IDS[Act.REOPEN]: (Act.REOPEN, True),
            ACTION_IDS[Act.FOLLOW]: (Act.FOLLOW, True), UNFOLLOW: (Act.FOLLOW, False)}
@@ -63,12 +60,8 @@ def register(app: AsyncApp, services: Services) -> None:
         # the card said whether a correction may be asked (a hint for the window: the service decides)
         correction = str(action.get("value", "")).endswith(CORRECTABLE)
         view = decision_modal(lang, act, number) if act in DECISIONS else message_modal(lang, number, correction=correction)
-        try:
-            opened = await client.views_open(trigger_id=body["trigger_id"], view=view)
-        except SlackApiError as error:
-            log.warning("views.open failed: %s", error.response.get("error"))
-            return
-        if body.get("response_url"):  # where the card is, to replace it once the window is submitted
+        opened = await attempted(client.views_open(trigger_id=body["trigger_id"], view=view), "views.open")
+        if opened is not None and body.get("response_url"):  # where the card is, to replace it once the window is submitted
             await services.views.put(str(body["response_url"]), asker.team_id, str((opened.get("view") or {}).get("id", "")))
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
@@ -134,10 +127,8 @@ async def _tell(client: AsyncWebClient, respond: AsyncRespond | None, asker: Ask
         if respond is not None:
             await reply_privately(client, respond, asker.user_id, outcome.said)
         else:
-            try:
-                await client.chat_postMessage(channel=asker.user_id, **outcome.said.payload())
-            except SlackApiError as error:
-                log.warning("could not tell the person what happened to their act: %s", error.response.get("error"))
+            await attempted(client.chat_postMessage(channel=asker.user_id, **outcome.said.payload()),
+                            "telling the person what happened to their act")
 
 
 def _number(action: dict[str, Any]) -> int | None:

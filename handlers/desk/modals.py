@@ -19,7 +19,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.dossiers.desk import CORRECTIONS, DECISIONS, Act
-from handlers.blocks import mrkdwn
+from handlers.blocks import mrkdwn, view_input
 from handlers.i18n import text
 
 DECISION_MODAL = "dossier_decision"
@@ -73,8 +73,7 @@ def named(view: dict[str, Any]) -> tuple[Act, int] | None:
 
 def words_of(view: dict[str, Any]) -> str:
     """The words typed, whole: never cut (what is sent is what was written, or nothing)."""
-    found = ((view.get("state") or {}).get("values") or {}).get(WORDS, {}).get(WORDS) or {}
-    return str(found.get("value") or "").strip()
+    return str(view_input(view, WORDS).get("value") or "").strip()
 
 
 def words_refused(act: Act, words: str) -> tuple[str, dict[str, int]] | None:
@@ -100,6 +99,5 @@ def _visible(char: str) -> bool:
 
 
 def correction_of(view: dict[str, Any]) -> str | None:
-    found = ((view.get("state") or {}).get("values") or {}).get(CORRECTION, {}).get(CORRECTION) or {}
-    chosen = str((found.get("selected_option") or {}).get("value") or "")
+    chosen = str((view_input(view, CORRECTION).get("selected_option") or {}).get("value") or "")
     return chosen if chosen in CORRECTIONS else None

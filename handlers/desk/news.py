@@ -12,7 +12,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 
 from clients.dossiers.models import STATES
@@ -20,6 +19,7 @@ from clients.dossiers.watch import DossierChange
 from domain.dossiers.news import NewsRounds, Watcher
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.core.dossier_links import open_button
+from handlers.core.slack_refusals import attempted
 from handlers.i18n import counted, text
 from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
 from handlers.services import Services
@@ -67,12 +67,9 @@ class Watching:
         if not news:
             return 0
         lang = language_of(profile, self.services.default_language)
-        try:
-            await client.chat_postMessage(channel=user, unfurl_links=False, **news_message(lang, news).payload())
-        except SlackApiError as error:
-            log.warning("could not tell a watcher what changed: %s", error.response.get("error"))
-            return 0
-        return 1
+        told = await attempted(client.chat_postMessage(channel=user, unfurl_links=False, **news_message(lang, news).payload()),
+                               "telling a watcher what changed")
+        return 0 if told is None else 1
 
 
 def news_message(lang: str, changes: list[DossierChange]) -> Message:

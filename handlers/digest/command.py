@@ -10,15 +10,12 @@ change is announced in the channel. `help` and `list` need nobody's profile.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.accounts import DossierAccount
@@ -35,11 +32,10 @@ from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
+from handlers.error_replies import dossier_reason
 from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, typed, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 #: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
 NOW_PER_DAY = 3
@@ -232,7 +228,7 @@ async def _why_not(digests: DigestJob, number: int, where: Where, group: int | N
     except DemarcheForbidden:
         return text(lang, "digest_cmd.forbidden", number=number)
     except DossierServiceError as error:
-        return text(lang, "digest_cmd.unchecked", number=number, reason=text(lang, f"digest.reason.{error.reason}"))
+        return text(lang, "digest_cmd.unchecked", number=number, reason=dossier_reason(lang, error))
     if group is not None and group not in membership.groups:
         return text(lang, "digest_cmd.no_group", number=number, group=group)
     if group is not None and not membership.may_follow(where.email, group):
@@ -305,10 +301,8 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
     """Tells the channel what changed, and who changed it (the bot may post there: it was checked)."""
     if not lines:
         return
-    try:
-        await client.chat_postMessage(channel=where.channel, **plain("\n".join(lines)).payload())
-    except SlackApiError as error:
-        log.warning("could not announce a digest change in its channel: %s", error.response.get("error"))
+    await slack_refusals.attempted(client.chat_postMessage(channel=where.channel, **plain("\n".join(lines)).payload()),
+                    "announcing a digest change in its channel")
 
 
 async def _list(digests: DigestJob, account: DossierAccount, team: str, channel: str, lang: str) -> Message:
@@ -370,16 +364,12 @@ async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncResp
 
 async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Message | None:
     """A private conversation the bot is not in cannot get a digest (public ones can: chat:write.public)."""
-    conversation: dict[str, Any] | None
-    try:
-        conversation = (await client.conversations_info(channel=channel)).get("channel") or {}
-    except SlackApiError:  # channel_not_found: a private conversation the bot is not in
-        conversation = None
+    # refused (channel_not_found): a private conversation the bot is not in
+    answer = await slack_refusals.attempted(client.conversations_info(channel=channel), "reading the channel of a digest")
+    conversation: dict[str, Any] | None = (answer.get("channel") or {}) if answer is not None else None
     if conversation is None or (conversation.get("is_private") and not conversation.get("is_member")):
-        bot = "bot"
-        with contextlib.suppress(SlackApiError):
-            bot = str((await client.auth_test()).get("user") or bot)
-        return plain(text(lang, "digest_cmd.cannot_post", bot=bot))
+        myself = await slack_refusals.attempted(client.auth_test(), "reading the bot's name")
+        return plain(text(lang, "digest_cmd.cannot_post", bot=str(myself.get("user") or "bot") if myself is not None else "bot"))
     if conversation.get("is_archived"):
         return plain(text(lang, "digest_cmd.archived"))
     return None

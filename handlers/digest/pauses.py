@@ -69,8 +69,6 @@ async def pause(slack: AsyncWebClient, store: DigestStore, day: dt.date, sub: Su
                 demarches=named_demarches(lang, current.demarches, of=True),
                 reason=slack_refusals.reason(lang, code), first=current.demarches[0])
     for person in dict.fromkeys(f.by for f in current.follows if f.by):
-        try:
-            await slack.chat_postMessage(channel=person, **plain(told).payload())
-        except SlackApiError as error:
-            log.warning("could not tell who set up the paused digest: %s", error.response.get("error"))
+        await slack_refusals.attempted(slack.chat_postMessage(channel=person, **plain(told).payload()),
+                                       "telling who set up the paused digest")
     return Outcome.PAUSED

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import SecretStr
 from redis.exceptions import RedisError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from handlers.blocks import plain
+from handlers.blocks import plain, view_input
+from handlers.core.slack_refusals import attempted
 from handlers.home.settings_view import (
     CHECK_SECONDS,
     MAX_TOKEN,
@@ -42,17 +42,13 @@ def register(app: AsyncApp, services: Services) -> None:
     async def give(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         lang = await language_quickly(services, client, who(body))
-        try:
-            await client.views_open(trigger_id=body["trigger_id"], view=token_modal(lang))
-        except SlackApiError as error:
-            log.warning("the token modal did not open: %s", error.response.get("error"))
+        await attempted(client.views_open(trigger_id=body["trigger_id"], view=token_modal(lang)), "opening the token window")
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
         # everything before the answer runs side by side: Slack waits 3 s for it, network included
         language = asyncio.ensure_future(language_quickly(services, client, asker))
-        value = (((view.get("state") or {}).get("values") or {}).get(TOKEN_INPUT) or {}).get(TOKEN_INPUT) or {}
-        token = str(value.get("value") or "").strip()
+        token = str(view_input(view, TOKEN_INPUT).get("value") or "").strip()
         accounts = accounts_of(services)
         if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
             await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.malformed")})
@@ -102,8 +98,6 @@ def register(app: AsyncApp, services: Services) -> None:
 
 async def _admin_now(client: AsyncWebClient, user: str) -> bool:
     """Asked of Slack, not of the profile cache: a demoted administrator changes nothing."""
-    try:
-        found = (await client.users_info(user=user)).get("user") or {}
-    except SlackApiError:
-        return False
+    answer = await attempted(client.users_info(user=user), "reading whether a person is an administrator")
+    found = (answer.get("user") or {}) if answer is not None else {}
     return bool(found.get("is_admin") or found.get("is_owner"))

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from dataclasses import replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import AccessLevel, Room, RoomPage
@@ -16,15 +14,14 @@ from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
 from handlers.core.meeting_messages import upcoming_blocks
 from handlers.core.room_messages import room_message
+from handlers.core.slack_refusals import attempted
 from handlers.dedupe import first_delivery
 from handlers.home.messages import HOME_NEW_ROOM, home_view
 from handlers.home.settings_view import settings_blocks
 from handlers.i18n import quoted, text
-from handlers.on_behalf import Asker, run_for, who, workspace_of
+from handlers.on_behalf import Asker, attempt, run_for, who, workspace_of
 from handlers.profiles import profile_or_none
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -62,14 +59,14 @@ async def publish_home(
     person = replace(asker, on_home=True)
     card = await _new_room_card(services, client, person, create, refused_level)
     notice = card if card is not None else said
-    shown: list[tuple[RoomPage, list[Room]]] = []
 
-    async def rooms(email: str, lang: str) -> None:
+    async def rooms(email: str, lang: str) -> tuple[RoomPage, list[Room]]:
         page = await services.rooms.list(email, 1)
-        shown.append((page, await services.rooms.latest(email, page)))  # as the service has them now
+        return page, await services.rooms.latest(email, page)  # as the service has them now
 
-    lang, problem = await run_for(services, client, person, name="home", work=rooms)
-    page, recent = shown[0] if shown else (None, [])
+    listed = await attempt(services, client, person, name="home", work=rooms)
+    lang, problem = listed.lang, listed.problem
+    page, recent = listed.value if listed.value is not None else (None, [])
     profile = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
     meetings = await services.meetings.upcoming(asker.team_id, asker.user_id, dt.datetime.now(dt.UTC))
     upcoming = upcoming_blocks(lang, zone_named(profile.tz if profile else None, services.zone), meetings, asker.user_id)
@@ -80,10 +77,7 @@ async def publish_home(
     view = home_view(lang, page, services.room_site, [m for m in (notice, problem) if m is not None],
                      recent=recent, levels=await services.rooms.levels.offered(), upcoming=[*upcoming, *sections],
                      settings=admin_part)
-    try:
-        await client.views_publish(user_id=asker.user_id, view=view)
-    except SlackApiError as error:
-        log.warning("views.publish failed: %s", error.response.get("error"))
+    await attempted(client.views_publish(user_id=asker.user_id, view=view), "views.publish")
 
 
 async def _new_room_card(services: Services, client: AsyncWebClient, person: Asker, create: AccessLevel | None,

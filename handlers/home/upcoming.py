@@ -4,17 +4,15 @@ date-and-time picker), for the meeting's owner only, once per click however ofte
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.meetings import Meeting
 from clients.rooms.models import Room
 from domain.rooms.meeting_changes import cancel, move
-from handlers.blocks import Message, plain
+from handlers.blocks import Message, plain, view_input
 from handlers.core.meeting_changes import Announcements
 from handlers.core.meeting_messages import (
     CANCEL,
@@ -28,13 +26,12 @@ from handlers.core.meeting_messages import (
     topic_of,
 )
 from handlers.core.reminders import Place
+from handlers.core.slack_refusals import attempted
 from handlers.core.when import start_problem
 from handlers.home.tab import publish_home
 from handlers.i18n import Mrkdwn, text
 from handlers.on_behalf import Asker, language_quickly, run_for, who
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 CLICK_WINDOW = 600  # a second click (or Slack's retry) within this does nothing more
 
@@ -66,16 +63,13 @@ def register(app: AsyncApp, services: Services) -> None:
         if meeting is None:
             await publish_home(services, client, asker, said=refused)
             return
-        try:
-            await client.views_open(trigger_id=body["trigger_id"], view=reschedule_modal(lang, meeting))
-        except SlackApiError as error:
-            log.warning("views.open failed: %s", error.response.get("error"))
+        await attempted(client.views_open(trigger_id=body["trigger_id"], view=reschedule_modal(lang, meeting)), "views.open")
 
     async def move_submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
         lang = await language_quickly(services, client, asker)
         meeting, refused = await _owned(services, asker, str(view.get("private_metadata", "")), lang)
-        chosen = ((view.get("state", {}).get("values", {}).get(STARTS_AT) or {}).get(STARTS_AT) or {}).get("selected_date_time")
+        chosen = view_input(view, STARTS_AT).get("selected_date_time")
         now = dt.datetime.now(dt.UTC)
         problem = start_problem(chosen, now)
         if meeting is not None and problem is not None:

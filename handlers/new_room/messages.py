@@ -18,7 +18,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from clients.rooms.models import PUBLISH_SOURCES, AccessLevel
-from handlers.blocks import Message
+from handlers.blocks import Message, view_input
 from handlers.core.creation import Choice
 from handlers.i18n import text
 
@@ -64,30 +64,24 @@ def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
 
 def read_choice(view: dict[str, Any]) -> Choice:
     """The modal's answers, whatever Slack (or a forger) sent: unknown values are dropped."""
-    values = (view.get("state") or {}).get("values") or {}
-
-    def field(block: str) -> dict[str, Any]:
-        value = (values.get(block) or {}).get(block)
-        return value if isinstance(value, dict) else {}
-
-    level = str((field(LEVEL).get("selected_option") or {}).get("value", ""))
-    ticked = [str(option.get("value")) for option in field(PUBLISH).get("selected_options") or [] if isinstance(option, dict)]
+    level = str((view_input(view, LEVEL).get("selected_option") or {}).get("value", ""))
+    ticked = [str(option.get("value")) for option in view_input(view, PUBLISH).get("selected_options") or [] if isinstance(option, dict)]
     sources = [source for source in PUBLISH_SOURCES if source in ticked]
-    mute = any(isinstance(o, dict) and o.get("value") == EVERYONE_CAN_MUTE for o in field(MUTE).get("selected_options") or [])
+    mute = any(isinstance(o, dict) and o.get("value") == EVERYONE_CAN_MUTE for o in view_input(view, MUTE).get("selected_options") or [])
     configuration: dict[str, Any] = {}
     if sources:
         configuration["can_publish_sources"] = sources
     if mute:
         configuration["everyone_can_mute"] = True
-    post_in = field(POST_IN).get("selected_conversation")
-    starts_at = field(STARTS_AT).get("selected_date_time")
-    weekly = any(isinstance(o, dict) and o.get("value") == WEEKLY for o in field(WEEKLY).get("selected_options") or [])
+    post_in = view_input(view, POST_IN).get("selected_conversation")
+    starts_at = view_input(view, STARTS_AT).get("selected_date_time")
+    weekly = any(isinstance(o, dict) and o.get("value") == WEEKLY for o in view_input(view, WEEKLY).get("selected_options") or [])
     return Choice(
         level=AccessLevel(level) if level in AccessLevel.__members__.values() else None,
         configuration=configuration or None,
         post_in=str(post_in)[:30] if post_in else None,
         starts_at=str(starts_at)[:20] if starts_at is not None else None,
-        topic=" ".join(str(field(TOPIC).get("value") or "").split())[:MOST_TOPIC],
+        topic=" ".join(str(view_input(view, TOPIC).get("value") or "").split())[:MOST_TOPIC],
         weekly=weekly,
     )
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import PlainTextObject, SectionBlock
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
@@ -23,13 +21,12 @@ from handlers.core.creation import Choice, deliver_new_room
 from handlers.core.meeting_messages import problem_words
 from handlers.core.planning import make_planned, owner_zone
 from handlers.core.room_messages import HOME_NEW_ROOM_OPTIONS
+from handlers.core.slack_refusals import attempted
 from handlers.core.when import DEFAULT_MINUTES, start_problem
 from handlers.i18n import text
 from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, field_errors, new_room_modal, read_choice
 from handlers.on_behalf import Asker, language_quickly, run_for, who
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 NEW_ROOM_SHORTCUT = "room_new_shortcut"
 
@@ -38,16 +35,13 @@ SUBMISSION_WINDOW = 600  # a modal submitted twice within this makes one room
 ANSWER_IN_MODAL = 1.2  # seconds the creation may take and still answer on the modal's fields
 
 
-
 def register(app: AsyncApp, services: Services) -> None:
     async def open_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         asker = who(body)
         lang = await language_quickly(services, client, asker)  # the trigger lives 3 s
-        try:
-            await client.views_open(trigger_id=body["trigger_id"], view=new_room_modal(lang, await services.rooms.levels.offered()))
-        except SlackApiError as error:
-            log.warning("views.open failed: %s", error.response.get("error"))
+        await attempted(client.views_open(trigger_id=body["trigger_id"], view=new_room_modal(lang, await services.rooms.levels.offered())),
+                        "views.open")
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
@@ -98,7 +92,6 @@ def _creating_view(lang: str) -> View:
                 close=PlainTextObject(text=text(lang, "dm.close")), blocks=[SectionBlock(text=text(lang, "new.creating"))])
 
 
-
 async def _planned(services: Services, client: AsyncWebClient, asker: Asker, choice: Choice, ack: AsyncAck, view_id: str) -> None:
     """The modal with a start: a time that cannot be is answered on its field; then the meeting
     is planned after the ack (it sends many messages) and the owner gets the room by DM."""
@@ -119,7 +112,4 @@ async def _planned(services: Services, client: AsyncWebClient, asker: Asker, cho
 
     _, message = await run_for(services, client, asker, name="new_modal_planned", work=plan)
     if message is not None:
-        try:
-            await client.chat_postMessage(channel=asker.user_id, **message.payload())
-        except SlackApiError as error:
-            log.warning("could not DM the planned room: %s", error.response.get("error"))
+        await attempted(client.chat_postMessage(channel=asker.user_id, **message.payload()), "DMing the planned room")

@@ -9,11 +9,9 @@ preview never reveals a room to someone who could not look it up.
 from __future__ import annotations
 
 import contextlib
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import (
     ContextBlock,
     SectionBlock,
@@ -28,14 +26,12 @@ from domain.rooms.room_refs import read_room_ref
 from handlers.blocks import join_button, mrkdwn
 from handlers.core.dossier_links import read_dossier_link
 from handlers.core.room_messages import room_details
+from handlers.core.slack_refusals import attempted
 from handlers.dedupe import first_delivery
 from handlers.i18n import text
 from handlers.on_behalf import Asker, run_for, workspace_of
 from handlers.previews.dossiers import dossier_preview
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
-
 
 #: Room links previewed per message; more get no preview (each could cost room-service calls).
 MAX_LINKS = 5
@@ -73,10 +69,7 @@ def register(app: AsyncApp, services: Services) -> None:
         unfurls |= {url: dossier_preview(lang, number, dossiers.get(url)) for url, (_, number) in dossier_links.items()}
         target = ({"unfurl_id": event["unfurl_id"], "source": event["source"]} if event.get("unfurl_id")
                   else {"channel": event.get("channel"), "ts": event.get("message_ts")})
-        try:
-            await client.chat_unfurl(unfurls=unfurls, **target)
-        except SlackApiError as error:
-            log.warning("chat.unfurl failed: %s", error.response.get("error"))
+        await attempted(client.chat_unfurl(unfurls=unfurls, **target), "chat.unfurl")
 
     app.event("link_shared")(link_shared)
 

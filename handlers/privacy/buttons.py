@@ -4,21 +4,18 @@ Home. Erasing twice erases nothing more."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message
 from handlers.core.privacy import FORGET, SHOW, erase, home_section, kept_message
+from handlers.core.slack_refusals import attempted
 from handlers.on_behalf import reply_privately, run_for, who
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -51,10 +48,7 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         # on Home: the erased line alone, read from nothing (publishing Home as usual would read the
         # profile and get a token again); Home is built afresh the next time it is opened
-        try:
-            await client.views_publish(user_id=asker.user_id, view=View(type="home", blocks=said.blocks))
-        except SlackApiError as error:
-            log.warning("views.publish failed: %s", error.response.get("error"))
+        await attempted(client.views_publish(user_id=asker.user_id, view=View(type="home", blocks=said.blocks)), "views.publish")
 
     services.home.sections.append(section)
     app.action(SHOW)(show)

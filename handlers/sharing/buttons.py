@@ -6,16 +6,14 @@ double click or a repeated delivery posts nothing twice.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.rooms.models import is_room_id
-from handlers.blocks import Message, plain
+from handlers.blocks import Message, plain, view_input
 from handlers.core import slack_refusals
 from handlers.core.invitations import ALREADY, post_invitation, send_invitations
 from handlers.core.room_messages import ACTION_SEND_DM, ACTION_SHARE_CHANNEL, room_label
@@ -36,8 +34,6 @@ from handlers.core.sharing_messages import (
 from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import channel_of, language_quickly, reply_for, reply_privately, respond_ok, run_for, who
 from handlers.services import Services
-
-log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -74,16 +70,13 @@ def register(app: AsyncApp, services: Services) -> None:
             await reply_privately(client, respond, user_id, plain(text(lang, "error.room_not_found", ref=quoted(value))))
             return
         target = DmTarget(room_id=value, channel_id=channel_of(body))
-        try:
-            await client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target))
-        except SlackApiError as error:
-            log.warning("views.open failed: %s", error.response.get("error"))
+        opened = await slack_refusals.attempted(client.views_open(trigger_id=body["trigger_id"], view=dm_modal(lang, target)), "views.open")
+        if opened is None:
             await reply_privately(client, respond, user_id, plain(text(lang, "dm.modal_failed")))
 
     async def send_dms(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
-        values = (view.get("state") or {}).get("values") or {}  # Slack's shape, unless forged
-        people: list[str] = values.get(PEOPLE_BLOCK, {}).get(PEOPLE_ACTION, {}).get("selected_users") or []
-        note: str = (values.get(NOTE_BLOCK, {}).get(NOTE_ACTION, {}).get("value") or "").strip()
+        people: list[str] = view_input(view, PEOPLE_BLOCK, PEOPLE_ACTION).get("selected_users") or []
+        note: str = str(view_input(view, NOTE_BLOCK, NOTE_ACTION).get("value") or "").strip()
         asker = who(body)
         user_id = asker.user_id
         lang = await language_quickly(services, client, asker)  # ack is due within 3 s
@@ -100,10 +93,9 @@ def register(app: AsyncApp, services: Services) -> None:
         lang, message = await run_for(services, client, asker, name="send_dm", work=work)
         if message is None:
             return
-        try:
-            await client.views_update(view_id=view["id"], view=dm_outcome(lang, message))
-        except SlackApiError:  # the person closed the modal meanwhile: tell them in the app's DM
-            await client.chat_postMessage(channel=user_id, **message.payload())
+        if await slack_refusals.attempted(client.views_update(view_id=view["id"], view=dm_outcome(lang, message)), "views.update") is None:
+            # the person closed the window meanwhile: tell them in the app's DM
+            await slack_refusals.attempted(client.chat_postMessage(channel=user_id, **message.payload()), "DMing what was shared")
 
     app.action(ACTION_SHARE_CHANNEL)(share_in_channel)
     app.action(ACTION_SEND_DM)(open_dm_modal)

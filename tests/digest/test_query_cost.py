@@ -9,7 +9,7 @@ import pytest
 from graphql import GraphQLSchema, build_schema, parse, validate
 from pydantic import SecretStr
 
-from bot.commands import operator_advice
+from bot import operator_advice
 from bot.config import Settings
 from bot.demo.ds import FakeDS
 from bot.demo.ds_cost import MAX_DEPTH, cost, depth

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from bot.commands import operator_advice as advice
+from bot import operator_advice as advice
 from bot.commands.keys import mask
 from bot.config import Settings
 from bot.demo.albert import BOOTSTRAP, MASTER, FakeAlbert
