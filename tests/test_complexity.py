@@ -40,7 +40,6 @@ ALLOWED: frozenset[str] = frozenset({
     "clients.inference.service._raise_for",
     "clients.inference.service._read_stream",
     "handlers.core.room_messages.room_list_message",
-    "handlers.core.when.read",
     "handlers.desk.acting.perform",
     "handlers.desk.watch.Watching._tell",
     "handlers.digest.job.DigestJob.run",
@@ -49,7 +48,6 @@ ALLOWED: frozenset[str] = frozenset({
     "handlers.home.tab.publish_home",
     "handlers.new_room.messages.read_choice",
     "handlers.previews.rooms.register.link_shared",
-    "handlers.rooms.command.parse",
 })
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef

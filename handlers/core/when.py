@@ -95,47 +95,102 @@ def read(text: str) -> Read | Problem:
         text = text[: quoted.start()] + " " + text[quoted.end():]
     words = text.split()
     rest: list[str] = []
-    at: dt.time | None = None
-    day: Day | None = None
-    weekly = False
-    minutes: int | None = None
+    found = _Found()
     index = 0
     while index < len(words):
-        word = words[index].lower().rstrip(",")
-        following = words[index + 1].lower().rstrip(",") if index + 1 < len(words) else None
-        bare = clock_time(words[index:])
-        if word in typed("typed.at") and following is not None:
-            found = clock_time(words[index + 1:])
-            if found is None:
-                return Problem("when.bad_time", {"words": words[index + 1]})
-            at, index = found[0], index + 1 + found[1]
-        elif bare is not None and (bare[1] > 1 or not word.isdecimal()):  # a bare number is not a time: it may be anything
-            at, index = bare[0], index + bare[1]
-        elif word in typed("typed.every") and following is not None:
-            if following.rstrip("s") not in _weekdays():
-                return Problem("when.bad_weekday", {"words": words[index + 1]})
-            day, weekly = Day(weekday=_weekdays()[following.rstrip("s")]), True
-            index += 2
-        elif word in typed("typed.for") and following is not None:
-            found_minutes = _longest(words[index + 1:], _minutes)  # `for 45 min`, `pour 1 h 30`: number and unit apart
-            if found_minutes is None:
-                return Problem("when.bad_duration", {"words": words[index + 1]})
-            minutes, index = found_minutes[0], index + 1 + found_minutes[1]
-        elif word in typed("typed.on") and following is not None:
-            found_day = _longest(words[index + 1:], _day, most=_MOST_DAY_WORDS)
-            if found_day is None:
-                return Problem("when.bad_day", {"words": words[index + 1]})
-            day, index = found_day[0], index + 1 + found_day[1]
-        elif (found_day := _longest(words[index:], _day, most=_MOST_DAY_WORDS)) is not None:
-            day, index = found_day[0], index + found_day[1]
-        else:
+        step = next((after for reader in _READERS if (after := reader(words, index, found)) is not None), None)
+        if isinstance(step, Problem):
+            return step
+        if step is None:
             rest.append(words[index])
-            index += 1
-    if at is None:
-        if day is not None or minutes is not None or topic:
+            step = index + 1
+        index = step
+    if found.at is None:
+        if found.day is not None or found.minutes is not None or topic:
             return Problem("when.needs_time")
         return Read(None, rest)
-    return Read(Plan(at, day, weekly, minutes or DEFAULT_MINUTES, topic), rest)
+    return Read(Plan(found.at, found.day, found.weekly, found.minutes or DEFAULT_MINUTES, topic), rest)
+
+
+@dataclass
+class _Found:
+    """What `read` has found so far: each reader below adds its part."""
+
+    at: dt.time | None = None
+    day: Day | None = None
+    weekly: bool = False
+    minutes: int | None = None
+
+
+def _word(word: str) -> str:
+    return word.lower().rstrip(",")
+
+
+def _marked(words: list[str], index: int, key: str) -> bool:
+    """`words[index]` is one of the catalogs' `key` words (`at`, `à`…), and a word follows it."""
+    return index + 1 < len(words) and _word(words[index]) in typed(key)
+
+
+# Each reader takes what `words` hold at `index` if it is its part, and says where the next part
+# starts — or what is wrong with the words after its marker — or None when the words are not its.
+
+def _at(words: list[str], index: int, found: _Found) -> int | Problem | None:
+    if not _marked(words, index, "typed.at"):
+        return None
+    time = clock_time(words[index + 1:])
+    if time is None:
+        return Problem("when.bad_time", {"words": words[index + 1]})
+    found.at = time[0]
+    return index + 1 + time[1]
+
+
+def _bare_time(words: list[str], index: int, found: _Found) -> int | None:
+    bare = clock_time(words[index:])
+    if bare is None or (bare[1] == 1 and _word(words[index]).isdecimal()):  # a bare number is not a time: it may be anything
+        return None
+    found.at = bare[0]
+    return index + bare[1]
+
+
+def _every(words: list[str], index: int, found: _Found) -> int | Problem | None:
+    if not _marked(words, index, "typed.every"):
+        return None
+    weekday = _word(words[index + 1]).rstrip("s")
+    if weekday not in _weekdays():
+        return Problem("when.bad_weekday", {"words": words[index + 1]})
+    found.day, found.weekly = Day(weekday=_weekdays()[weekday]), True
+    return index + 2
+
+
+def _for(words: list[str], index: int, found: _Found) -> int | Problem | None:
+    if not _marked(words, index, "typed.for"):
+        return None
+    minutes = _longest(words[index + 1:], _minutes)  # `for 45 min`, `pour 1 h 30`: number and unit apart
+    if minutes is None:
+        return Problem("when.bad_duration", {"words": words[index + 1]})
+    found.minutes = minutes[0]
+    return index + 1 + minutes[1]
+
+
+def _on(words: list[str], index: int, found: _Found) -> int | Problem | None:
+    if not _marked(words, index, "typed.on"):
+        return None
+    day = _longest(words[index + 1:], _day, most=_MOST_DAY_WORDS)
+    if day is None:
+        return Problem("when.bad_day", {"words": words[index + 1]})
+    found.day = day[0]
+    return index + 1 + day[1]
+
+
+def _bare_day(words: list[str], index: int, found: _Found) -> int | None:
+    day = _longest(words[index:], _day, most=_MOST_DAY_WORDS)
+    if day is None:
+        return None
+    found.day = day[0]
+    return index + day[1]
+
+
+_READERS: tuple[Callable[[list[str], int, _Found], int | Problem | None], ...] = (_at, _bare_time, _every, _for, _on, _bare_day)
 
 
 def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Problem:
