@@ -21,8 +21,6 @@ FLOORS = ("bot", "handlers", "domain", "clients")
 #: being split in issue 42's wing moves: the lead empties this after merging them
 ALLOWED: frozenset[str] = frozenset({
     "bot.cli.main",
-    "bot.commands.check._dossiers",
-    "bot.commands.check._rooms",
     "bot.commands.console.Shell._fill",
     "bot.commands.console.Shell._read_field",
     "bot.commands.console_slack.ConsoleSlack.answer",
@@ -35,7 +33,6 @@ ALLOWED: frozenset[str] = frozenset({
     "bot.demo.ds.FakeDS._endpoint",
     "bot.demo.ds_cost._Scorer.field_cost",
     "bot.demo.meet.FakeMeet._token",
-    "bot.serving.server.serve",
     "clients.errors._describe",
     "clients.inference.service._raise_for",
     "clients.inference.service._read_stream",
