@@ -21,10 +21,6 @@ FLOORS = ("bot", "handlers", "domain", "clients")
 #: being split in issue 42's wing moves: the lead empties this after merging them
 ALLOWED: frozenset[str] = frozenset({
     "bot.cli.main",
-    "bot.commands.console.Shell._fill",
-    "bot.commands.console.Shell._read_field",
-    "bot.commands.console_slack.ConsoleSlack.answer",
-    "bot.commands.console_slack.ConsoleSlack.block_lines",
     "bot.commands.keys._print_keys",
     "bot.commands.operator_advice.rooms",
     "bot.commands.tables.print_table",
@@ -33,17 +29,12 @@ ALLOWED: frozenset[str] = frozenset({
     "bot.demo.ds.FakeDS._endpoint",
     "bot.demo.ds_cost._Scorer.field_cost",
     "bot.demo.meet.FakeMeet._token",
-    "clients.errors._describe",
-    "clients.inference.service._raise_for",
-    "clients.inference.service._read_stream",
     "handlers.core.room_messages.room_list_message",
     "handlers.desk.acting.perform",
     "handlers.desk.watch.Watching._tell",
     "handlers.digest.job.DigestJob.run",
     "handlers.error_replies.explain",
-    "handlers.home.settings.register.submitted",
     "handlers.home.tab.publish_home",
-    "handlers.new_room.messages.read_choice",
     "handlers.previews.rooms.register.link_shared",
 })
 

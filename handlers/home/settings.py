@@ -54,7 +54,7 @@ def register(app: AsyncApp, services: Services) -> None:
         value = (((view.get("state") or {}).get("values") or {}).get(TOKEN_INPUT) or {}).get(TOKEN_INPUT) or {}
         token = str(value.get("value") or "").strip()
         accounts = accounts_of(services)
-        if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
+        if not _well_formed(token) or accounts is None:
             await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.malformed")})
             return
         try:
@@ -107,3 +107,8 @@ async def _admin_now(client: AsyncWebClient, user: str) -> bool:
     except SlackApiError:
         return False
     return bool(found.get("is_admin") or found.get("is_owner"))
+
+
+def _well_formed(token: str) -> bool:
+    """A token as the service makes them: some printable characters, no space, not too many."""
+    return 0 < len(token) <= MAX_TOKEN and not any(c.isspace() or not c.isprintable() for c in token)
