@@ -2,7 +2,7 @@
 
 A command is a verb and its words. The words hold numbers (ASCII digits only: handlers/core/numbers.py),
 links (a room's: handlers/core/room_refs.py; a dossier's: handlers/core/dossier_links.py), `@people` and
-`#channels` as Slack escapes them, times and dates (handlers/core/when.py), and the catalogs' typed words
+`#channels` as Slack escapes them, clock times (here; days, durations and plans: handlers/core/when.py), and the catalogs' typed words
 (`typed.*`, in every language the bot speaks). A verb no command knows is answered with the one it
 likely meant (handlers/core/typos.py). Each reader here takes what it knows out of the words and gives
 back the rest, so a command reads its words in any order, each part once.
@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from handlers.core.numbers import is_number
 from handlers.core.typos import corrected
-from handlers.core.when import clock_time
 from handlers.i18n import quoted, typed
 
+# every time the bot shows or teaches, typed back: `14:30`, `14h30`, `14h`, `14 h 30`, `9`, `9am`, `2:30pm`,
+# `8:30 AM` (Slack's English clock, babel's narrow space split as a space), `8 h 30` (French typography)
+_HOUR = re.compile(r"^([0-9]{1,2})(?: ?[:h] ?([0-9]{2})?)? ?(am|pm|a\.m\.|p\.m\.)?$", re.ASCII)
+#: a time or a duration spans at most this many words (`8 h 30`)
+MOST_WORDS = 3
+_T = TypeVar("_T")
 _PERSON = re.compile(r"<@([UW][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 
@@ -110,3 +116,34 @@ def unknown(name: str, text: str, verbs: Sequence[str], key: str) -> tuple[str, 
     if meant:
         return "usage.unknown_meant", {"words": quoted(text.strip()), "command": quoted(meant)}
     return key, {"words": quoted(text.strip())}
+
+
+def clock_time(words: Sequence[str]) -> tuple[dt.time, int] | None:
+    """The clock time `words` start with, as the bot shows times and people type them back (`14:30`,
+    `14h30`, `8 h 30`, `9`, `9am`, `8:30 AM`), and how many words it took; None when they start with
+    none. `/room … at` and `/digest subscribe … at` both read their hour here."""
+    return longest(words, hour)
+
+
+def longest(words: Sequence[str], reader: Callable[[str], _T | None], most: int = MOST_WORDS) -> tuple[_T, int] | None:
+    """What `reader` makes of the most words (up to `most`) at the start of `words`, and how many."""
+    for count in range(min(most, len(words)), 0, -1):
+        found = reader(" ".join(word.lower().rstrip(",") for word in words[:count]))
+        if found is not None:
+            return found, count
+    return None
+
+
+def hour(word: str) -> dt.time | None:
+    """One hour as typed (`14:30`, `8 h 30` joined by spaces), or None."""
+    match = _HOUR.match(word)
+    if not match:
+        return None
+    hours, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
+    if half:
+        if not 1 <= hours <= 12:
+            return None
+        hours = hours % 12 + (12 if half.startswith("p") else 0)
+    if hours > 23 or minute > 59:
+        return None
+    return dt.time(hours, minute)
