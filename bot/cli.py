@@ -18,6 +18,49 @@ if TYPE_CHECKING:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser, commands = _parser()
+    args = parser.parse_args(argv)
+    _refuse_usage(args, commands)
+    if args.command == "shell" and args.demo:
+        return run_demo(email=args.shell_as or DEMO_EMAIL, lang=args.lang)
+    # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
+    # variable answer before the configuration's parser, the clients or Bolt are loaded.
+    unset = missing_before_parsing(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
+    if unset is not None:
+        print(f"roombot: configuration error: {unset}", file=sys.stderr)
+        return 2
+    from bot import logs
+    from bot.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"roombot: configuration error: {error}", file=sys.stderr)
+        return 2
+    # a command an operator reads (the shell, check, digest, keys) answers on its own: its log lines
+    # would break into it, so only warnings are written (to stderr) unless LOG_LEVEL says otherwise
+    quiet = args.command not in (None, "serve") and "log_level" not in settings.model_fields_set
+    logs.configure("WARNING" if quiet else settings.log_level)
+    from redis.exceptions import RedisError
+
+    try:
+        settings.require_for(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
+        return run(args, settings)
+    except ConfigError as error:
+        print(f"roombot: configuration error: {error}", file=sys.stderr)
+        return 2
+    except RedisError as error:  # the URL may hold a password: name the variable, not its value
+        from bot import operator_advice as advice
+
+        print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
+        return 1
+
+
+DEMO_EMAIL = "you@example.gouv.fr"
+
+
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command line's parser, and each command's own (to refuse their usage errors)."""
     parser = argparse.ArgumentParser(
         prog="python -m bot",
         description="Slack bot for video rooms and dossier digests. Without a command it serves, as `serve` does. "
@@ -57,49 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     key_actions.add_parser("list", help="list the account's keys, secrets masked")
     rotate = key_actions.add_parser("rotate", help="create a fresh key, check it, use it, revoke the bot's previous one")
     rotate.add_argument("--expires-in-days", type=_days, default=90, metavar="N", help="lifetime of the new key (default 90; 0: none)")
-    args = parser.parse_args(argv)
+    return parser, {"digest": digest, "shell": shell, "keys": keys}
+
+
+def _refuse_usage(args: argparse.Namespace, commands: dict[str, argparse.ArgumentParser]) -> None:
+    """What argparse cannot say of a command's options together: said as its usage error (exit 2)."""
     if args.command == "keys" and args.action is None:
-        keys.error("say what to do with the keys: `keys list` shows them, `keys rotate` gives the bot a fresh one")
+        commands["keys"].error("say what to do with the keys: `keys list` shows them, `keys rotate` gives the bot a fresh one")
     if args.command == "shell" and not args.demo and not args.shell_as:
-        shell.error("say who you are: --as EMAIL (your address on the room service), or try it with --demo")
-    if args.command == "shell" and args.demo:
-        return run_demo(email=args.shell_as or DEMO_EMAIL, lang=args.lang)
+        commands["shell"].error("say who you are: --as EMAIL (your address on the room service), or try it with --demo")
     if args.command == "digest" and not args.dry_run and (args.chart or args.fresh):
-        digest.error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
-    # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
-    # variable answer before the configuration's parser, the clients or Bolt are loaded.
-    unset = missing_before_parsing(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
-    if unset is not None:
-        print(f"roombot: configuration error: {unset}", file=sys.stderr)
-        return 2
-    from bot import logs
-    from bot.config import ConfigError, load_settings
-
-    try:
-        settings = load_settings()
-    except ConfigError as error:
-        print(f"roombot: configuration error: {error}", file=sys.stderr)
-        return 2
-    # a command an operator reads (the shell, check, digest, keys) answers on its own: its log lines
-    # would break into it, so only warnings are written (to stderr) unless LOG_LEVEL says otherwise
-    quiet = args.command not in (None, "serve") and "log_level" not in settings.model_fields_set
-    logs.configure("WARNING" if quiet else settings.log_level)
-    from redis.exceptions import RedisError
-
-    try:
-        settings.require_for(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
-        return run(args, settings)
-    except ConfigError as error:
-        print(f"roombot: configuration error: {error}", file=sys.stderr)
-        return 2
-    except RedisError as error:  # the URL may hold a password: name the variable, not its value
-        from bot import operator_advice as advice
-
-        print(f"roombot: {advice.redis_problem(error, settings)}", file=sys.stderr)
-        return 1
-
-
-DEMO_EMAIL = "you@example.gouv.fr"
+        commands["digest"].error("--chart and --fresh go with --dry-run (a real run posts the chart in Slack, and --force counts afresh)")
 
 
 def run_demo(*, email: str, lang: str | None) -> int:

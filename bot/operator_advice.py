@@ -28,23 +28,11 @@ def host_of(url: object) -> str:
 
 
 def rooms(error: room_errors.RoomServiceError, settings: Settings, email: str | None = None) -> str:
-    url, host = str(settings.meet_api_url), host_of(settings.meet_api_url)
+    host = host_of(settings.meet_api_url)
+    said = _room_application(error, settings)
+    if said is not None:
+        return said
     match error:
-        case room_errors.ApplicationInactive():
-            return (f"the application {settings.meet_client_id} is inactive on the room service: ask its administrator "
-                    "to activate it (Django admin → Applications)")
-        case room_errors.AppCredentialsRejected():
-            return (f"the room service knows no application with this MEET_CLIENT_ID ({settings.meet_client_id}) and "
-                    "MEET_CLIENT_SECRET: copy both again from the application the administrator made")
-        case room_errors.NoExternalApi():
-            return (f"no external API at {url}: MEET_API_URL must end in /external-api/v1.0, and the service must run "
-                    "with EXTERNAL_API_ENABLED=True")
-        case room_errors.ApplicationsOff():
-            return "the room service runs with APPLICATION_ENABLED=False: ask its administrator to turn applications on"
-        case room_errors.Redirected(location=location):
-            return f"MEET_API_URL is redirected to {location}: set the API's own address, ending in /external-api/v1.0"
-        case room_errors.NotOffered():
-            return f"{host_of(settings.meet_api_url)} has no such call ({_short(str(error))}): this room service does not offer it"
         case room_errors.AccountNotFound():
             return f"the room service has no account for {email}: that person must sign in there once"
         case room_errors.EmailDomainNotAllowed():
@@ -63,6 +51,28 @@ def rooms(error: room_errors.RoomServiceError, settings: Settings, email: str | 
         case room_errors.ScopeMissing(scope=scope):
             return f"the application lacks the scope {scope}: ask the room service's administrator to grant it"
     return f"the room service refused: {error.detail}"
+
+
+def _room_application(error: room_errors.RoomServiceError, settings: Settings) -> str | None:
+    """The room service's refusals of the application itself, or of where MEET_API_URL points."""
+    url = str(settings.meet_api_url)
+    match error:
+        case room_errors.ApplicationInactive():
+            return (f"the application {settings.meet_client_id} is inactive on the room service: ask its administrator "
+                    "to activate it (Django admin → Applications)")
+        case room_errors.AppCredentialsRejected():
+            return (f"the room service knows no application with this MEET_CLIENT_ID ({settings.meet_client_id}) and "
+                    "MEET_CLIENT_SECRET: copy both again from the application the administrator made")
+        case room_errors.NoExternalApi():
+            return (f"no external API at {url}: MEET_API_URL must end in /external-api/v1.0, and the service must run "
+                    "with EXTERNAL_API_ENABLED=True")
+        case room_errors.ApplicationsOff():
+            return "the room service runs with APPLICATION_ENABLED=False: ask its administrator to turn applications on"
+        case room_errors.Redirected(location=location):
+            return f"MEET_API_URL is redirected to {location}: set the API's own address, ending in /external-api/v1.0"
+        case room_errors.NotOffered():
+            return f"{host_of(settings.meet_api_url)} has no such call ({_short(str(error))}): this room service does not offer it"
+    return None
 
 
 def dossiers(error: dossier_errors.DossierServiceError, settings: Settings) -> str:

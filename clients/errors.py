@@ -90,6 +90,11 @@ def _describe(body: Any, depth: int = 0) -> str:
         return "; ".join(filter(None, (_describe(item, depth + 1) for item in body[:20])))
     if not isinstance(body, dict):
         return json.dumps(body, ensure_ascii=False) if body is not None else ""
+    return _describe_object(body, depth)
+
+
+def _describe_object(body: dict[str, Any], depth: int) -> str:
+    """A JSON object's words: a validation item's, those under `detail`, `error` or `message`, or each field's."""
     if "msg" in body:  # one pydantic/FastAPI validation item
         loc = ".".join(str(part) for part in body.get("loc", []) if part != "body")
         return f"{loc}: {body['msg']}" if loc else str(body["msg"])

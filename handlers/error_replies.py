@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis.exceptions
@@ -43,15 +44,37 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
     def say(outcome: str, key: str, **params: object) -> Explained:
         return Explained(outcome, text(lang, key, **params))
 
+    said = _account_error(error, say, email, site) or _room_error(error, say, on_home)
+    if said is not None:
+        return said
     match error:
         case ProfileProblem(key=key):
             return say("upstream_error" if key == "error.profile_unavailable" else "user_error", key)
+        case redis.exceptions.RedisError():  # only what cannot work without it gets here (shares)
+            return say("upstream_error", "error.store_unavailable")
+        case dossier_errors.DossierConfigError():
+            return Explained("config_error", dossier_refusal(lang, error, 0))
+        case dossier_errors.DossierServiceUnavailable():
+            return Explained("upstream_error", dossier_refusal(lang, error, 0))
+    reference = _reference()
+    log.exception("unexpected failure [ref %s]", reference, exc_info=error)
+    return say("internal_error", "error.internal", ref=reference)
+
+
+_Say = Callable[..., Explained]
+
+
+def _account_error(error: BaseException, say: _Say, email: str | None, site: str) -> Explained | None:
+    """The room service's refusals of the person's account, or of the application acting for them."""
+    match error:
         case errors.AccountNotFound():
             return say("user_error", "error.account_not_found", email=email, service=Mrkdwn(f"<{site}|{site}>"))
         case errors.EmailRejected():
             return say("user_error", "error.email_rejected", email=email)
         case errors.EmailDomainNotAllowed():
             return say("user_error", "error.domain_not_allowed", domain=(email or "").rpartition("@")[2].lower())
+        case errors.AccountDisabled():
+            return say("user_error", "error.account_disabled", service=Mrkdwn(f"<{site}|{site}>"))
         case errors.ScopeMissing(scope=scope):
             log.error("room service application lacks a scope: %s", error.detail)
             return say("config_error", "error.scope_missing", scope=scope or "rooms:*")
@@ -59,6 +82,15 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
             reference = _reference()
             log.error("room service misconfiguration [ref %s]: %s", reference, error)
             return say("config_error", "error.misconfigured", ref=reference)
+        case errors.TokenRejected():
+            log.warning("room service refused a fresh delegated token: %s", error.detail)
+            return say("upstream_error", "error.token_rejected")
+    return None
+
+
+def _room_error(error: BaseException, say: _Say, on_home: bool) -> Explained | None:
+    """The room service's refusals of what was asked of a room, and its failures."""
+    match error:
         case errors.PublicRoomsDisabled():
             return say("user_error", "error.public_disabled_home" if on_home else "error.public_disabled")
         case errors.RoomRejected():
@@ -73,25 +105,12 @@ def explain(error: BaseException, lang: str, *, email: str | None, site: str, on
             return say("user_error", "error.room_gone")
         case errors.RoomNotFound(ref=ref):
             return say("user_error", "error.room_not_found", ref=quoted(ref))
-        case errors.AccountDisabled():
-            return say("user_error", "error.account_disabled", service=Mrkdwn(f"<{site}|{site}>"))
-        case errors.TokenRejected():
-            log.warning("room service refused a fresh delegated token: %s", error.detail)
-            return say("upstream_error", "error.token_rejected")
         case errors.ServiceTimeout() | redis.exceptions.LockError():
             return say("upstream_error", "error.timeout")
-        case redis.exceptions.RedisError():  # only what cannot work without it gets here (shares)
-            return say("upstream_error", "error.store_unavailable")
         case errors.ServiceUnavailable():
             log.warning("room service unavailable: %s", error.detail)
             return say("upstream_error", "error.unavailable")
-        case dossier_errors.DossierConfigError():
-            return Explained("config_error", dossier_refusal(lang, error, 0))
-        case dossier_errors.DossierServiceUnavailable():
-            return Explained("upstream_error", dossier_refusal(lang, error, 0))
-    reference = _reference()
-    log.exception("unexpected failure [ref %s]", reference, exc_info=error)
-    return say("internal_error", "error.internal", ref=reference)
+    return None
 
 
 def dossier_refusal(lang: str, error: dossier_errors.DossierServiceError, number: int) -> str:

@@ -32,10 +32,12 @@ from bot.serving.slack_app import configure_slack_client, slack_client
 from bot.wiring import dossier_service, room_service
 from clients.dossiers.desk import DossierDesk
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
+from clients.dossiers.service import DossierService
 from clients.dossiers.subscriptions import Subscriptions
 from clients.inference.errors import InferenceError
 from clients.redis_keys import application_tag, key
 from clients.rooms.errors import RoomServiceError
+from clients.rooms.models import RoomPage, TokenGrant
 from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
 from clients.rooms.service import REQUIRED_SCOPES as ROOM_SCOPES
 from clients.rooms.site import RoomSite
@@ -236,11 +238,18 @@ async def _rooms(settings: Settings, as_email: str | None, redis: aioredis.Redis
         return Result("room service", False, advice.rooms(error, settings, as_email))
     finally:
         await rooms.aclose()
+    return await _rooms_learnt(settings, redis, grant, page)
+
+
+async def _rooms_learnt(settings: Settings, redis: aioredis.Redis, grant: TokenGrant, page: RoomPage) -> Result:
+    """The line of a check as a person: what was learnt of their rooms, forgotten of past refusals,
+    and each warning, none hiding another."""
     # the rooms' links say where people sign in (the web app, usually not the API's host): learnt now,
     # the first person the bot sends to sign in gets the right address
     tag = application_tag(settings.meet_client_id or "")
     site = RoomSite(redis, tag, "")
     await site.learn(page.results)
+    granted = set((grant.scope or "").split())
     found = f"a token for that person and their {page.count} room(s); scopes {', '.join(ROOM_SCOPES)}"
     if not page.count:  # no room: nothing to learn from, and perhaps an account made just now
         found += await _without_rooms(settings, site)
@@ -286,6 +295,37 @@ async def _forget_refusals(redis: aioredis.Redis, tag: str, granted: set[str]) -
 
 
 async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
+    refused = _operator_digest(settings)
+    if refused is not None:
+        return refused
+    numbers = set(settings.digest_demarches)
+    for subscription in await Subscriptions(redis).all():
+        numbers |= set(subscription.demarches)
+    service = dossier_service(settings, redis)  # its requests count in the token's shared allowance
+    try:
+        # with no démarche to read, number 0: it exists nowhere, and only a valid token hears so
+        problems = await _unread(service, numbers or {0}, settings)
+        if isinstance(problems, Result):
+            return problems
+        try:  # asked without changing anything (a follow of a dossier that exists nowhere)
+            writes = await DossierDesk(service).may_write()
+        except DossierServiceError:
+            writes = None
+    finally:
+        await service.aclose()
+    if problems:
+        return Result("dossier service", False, "cannot read " + ", ".join(problems) + ": remove them from "
+                      "DIGEST_DEMARCHES (or /digest unsubscribe), or use a token of an administrator of each")
+    read = "the token is accepted; no démarche followed yet" if not numbers else \
+        f"the token reads the {len(numbers)} configured démarche(s)"
+    if writes is False:
+        return Result("dossier service", True, f"{read}; it may only read: /dossier's acts (accept, message…) are refused "
+                                               "until DS_API_TOKEN is a token made with read and write access", warning=True)
+    return Result("dossier service", True, read + ("; it may act on dossiers (/dossier)" if writes else ""))
+
+
+def _operator_digest(settings: Settings) -> Result | None:
+    """What is wrong with the token and the operator's digest as configured, before any call."""
     operators = ("digest_channel", "digest_demarches")
     if settings.ds_api_token is None:
         named = " and ".join(name.upper() for name in operators if name not in settings.missing(*operators))
@@ -298,38 +338,21 @@ async def _dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
         return Result("dossier service", False, "the operator's digest (DIGEST_CHANNEL, DIGEST_DEMARCHES) is never posted with "
                       "OAuth installs: it belongs to no workspace. Unset DIGEST_CHANNEL and DIGEST_DEMARCHES, and have the "
                       "channel subscribe with /digest subscribe (its workspace in DS_API_TOKEN_TEAMS)")
-    numbers = set(settings.digest_demarches)
-    for subscription in await Subscriptions(redis).all():
-        numbers |= set(subscription.demarches)
-    service = dossier_service(settings, redis)  # its requests count in the token's shared allowance
+    return None
+
+
+async def _unread(service: DossierService, numbers: set[int], settings: Settings) -> list[str] | Result:
+    """The démarches the token cannot read, each with why; or the line when the token itself fails."""
     problems = []
-    try:
-        if not numbers:  # no démarche to read: number 0 exists nowhere, and only a valid token hears so
-            numbers.add(0)
-        for number in sorted(numbers):
-            try:
-                await service.title(number)
-            except (DemarcheNotFound, DemarcheForbidden) as error:  # this démarche; the token itself works
-                if number != 0:
-                    problems.append(f"n° {number} ({advice.dossiers(error, settings)})")
-            except DossierServiceError as error:  # the token, the address or the service: one line for all
-                return Result("dossier service", False, advice.dossiers(error, settings))
-        try:  # asked without changing anything (a follow of a dossier that exists nowhere)
-            writes = await DossierDesk(service).may_write()
-        except DossierServiceError:
-            writes = None
-    finally:
-        await service.aclose()
-    numbers.discard(0)
-    if problems:
-        return Result("dossier service", False, "cannot read " + ", ".join(problems) + ": remove them from "
-                      "DIGEST_DEMARCHES (or /digest unsubscribe), or use a token of an administrator of each")
-    read = "the token is accepted; no démarche followed yet" if not numbers else \
-        f"the token reads the {len(numbers)} configured démarche(s)"
-    if writes is False:
-        return Result("dossier service", True, f"{read}; it may only read: /dossier's acts (accept, message…) are refused "
-                                               "until DS_API_TOKEN is a token made with read and write access", warning=True)
-    return Result("dossier service", True, read + ("; it may act on dossiers (/dossier)" if writes else ""))
+    for number in sorted(numbers):
+        try:
+            await service.title(number)
+        except (DemarcheNotFound, DemarcheForbidden) as error:  # this démarche; the token itself works
+            if number != 0:
+                problems.append(f"n° {number} ({advice.dossiers(error, settings)})")
+        except DossierServiceError as error:  # the token, the address or the service: one line for all
+            return Result("dossier service", False, advice.dossiers(error, settings))
+    return problems
 
 
 async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:

@@ -205,33 +205,44 @@ class Shell:
         errors: dict[str, str] = {}
         values: dict[str, dict[str, Any]] = {}
         while True:
-            for block in view.get("blocks") or []:
-                if block.get("type") != "input" or (errors and block.get("block_id") not in errors):
-                    continue
-                if block.get("block_id") in errors:
-                    self._out.write(f"! {errors[block['block_id']]}\n")
-                answer = await self._field(block)
-                if answer is None:  # Ctrl-D, or the input ended: the window is left unsent, as a closed one
-                    self.say("shell.cancelled")
-                    return
-                values.pop(block["block_id"], None)
-                if answer:
-                    values[block["block_id"]] = {block["element"]["action_id"]: answer}
-            submission = {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": self._me.id, "team_id": TEAM},
-                          "trigger_id": secrets.token_hex(8),
-                          "view": {"id": view["id"], "type": "modal", "callback_id": view.get("callback_id", ""),
-                                   "private_metadata": view.get("private_metadata", ""), "state": {"values": values}}}
-            request = AsyncBoltRequest(body=urlencode({"payload": json.dumps(submission)}),
-                                       headers={"content-type": "application/x-www-form-urlencoded"})
-            response = await self._runtime.app.async_dispatch(request)
-            answer = json.loads(response.body) if response.body.startswith("{") else {}
-            if answer.get("response_action") == "errors":
-                errors = dict(answer.get("errors") or {})
+            if not await self._ask_fields(view, errors, values):  # Ctrl-D, or the input ended: left unsent, as a closed one
+                self.say("shell.cancelled")
+                return
+            errors = await self._submit(view, values)
+            if not errors:
+                return
+
+    async def _ask_fields(self, view: dict[str, Any], errors: dict[str, str], values: dict[str, dict[str, Any]]) -> bool:
+        """Asks each field (only those refused, after a refusal) into `values`; False at the end of input."""
+        for block in view.get("blocks") or []:
+            if block.get("type") != "input" or (errors and block.get("block_id") not in errors):
                 continue
-            if answer.get("response_action") in ("update", "push") and answer.get("view"):
-                self._slack.answer("views.update", {"view": answer["view"], "view_id": view["id"]})
-            await self._runtime.tasks.drain(60)
-            return
+            if block.get("block_id") in errors:
+                self._out.write(f"! {errors[block['block_id']]}\n")
+            answer = await self._field(block)
+            if answer is None:
+                return False
+            values.pop(block["block_id"], None)
+            if answer:
+                values[block["block_id"]] = {block["element"]["action_id"]: answer}
+        return True
+
+    async def _submit(self, view: dict[str, Any], values: dict[str, dict[str, Any]]) -> dict[str, str]:
+        """Sends the window as Slack would; what the bot refused, field by field (none when it took it)."""
+        submission = {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": self._me.id, "team_id": TEAM},
+                      "trigger_id": secrets.token_hex(8),
+                      "view": {"id": view["id"], "type": "modal", "callback_id": view.get("callback_id", ""),
+                               "private_metadata": view.get("private_metadata", ""), "state": {"values": values}}}
+        request = AsyncBoltRequest(body=urlencode({"payload": json.dumps(submission)}),
+                                   headers={"content-type": "application/x-www-form-urlencoded"})
+        response = await self._runtime.app.async_dispatch(request)
+        answer = json.loads(response.body) if response.body.startswith("{") else {}
+        if answer.get("response_action") == "errors" and answer.get("errors"):
+            return dict(answer["errors"])
+        if answer.get("response_action") in ("update", "push") and answer.get("view"):
+            self._slack.answer("views.update", {"view": answer["view"], "view_id": view["id"]})
+        await self._runtime.tasks.drain(60)
+        return {}
 
     async def _field(self, block: dict[str, Any]) -> dict[str, Any] | None:
         """One field's state as Slack sends it, {} when skipped, None at the end of input."""
@@ -266,20 +277,14 @@ class Shell:
             self.say("shell.not_understood")
 
     def _read_field(self, kind: str, line: str, element: dict[str, Any]) -> dict[str, Any] | None:
-        directory = self._slack.directory
         if kind in ("static_select", "radio_buttons", "checkboxes"):
-            options = element.get("options") or []
-            picked = [int(word) for word in line.replace(",", " ").split() if word.isdecimal()]
-            if not picked or any(not 1 <= n <= len(options) for n in picked) or (kind != "checkboxes" and len(picked) > 1):
-                return None
-            chosen = [options[n - 1] for n in dict.fromkeys(picked)]
-            return {"type": kind, "selected_options": chosen} if kind == "checkboxes" else {"type": kind, "selected_option": chosen[0]}
+            return _picked(kind, line, element.get("options") or [])
         if kind == "multi_users_select":
             names = [word.lstrip("@") for word in line.replace(",", " ").split()]
-            return {"type": kind, "selected_users": [directory.person(name).id for name in names if name]}
+            return {"type": kind, "selected_users": [self._slack.directory.person(name).id for name in names if name]}
         if kind in ("users_select", "conversations_select", "channels_select"):
             name = line.split()[0]
-            found = directory.channel(name[1:]) if name.startswith("#") else directory.person(name.lstrip("@")).id
+            found = self._slack.directory.channel(name[1:]) if name.startswith("#") else self._slack.directory.person(name.lstrip("@")).id
             key = {"users_select": "selected_user", "conversations_select": "selected_conversation"}.get(kind, "selected_channel")
             return {"type": kind, key: found}
         if kind == "datetimepicker":
@@ -298,6 +303,15 @@ class Shell:
                 return int(line) - 1
             self.say("shell.not_understood")
         return None
+
+
+def _picked(kind: str, line: str, options: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The options picked by their numbers (`2`, `1, 3` for checkboxes), as Slack sends them; None when the numbers are not."""
+    picked = [int(word) for word in line.replace(",", " ").split() if word.isdecimal()]
+    if not picked or any(not 1 <= n <= len(options) for n in picked) or (kind != "checkboxes" and len(picked) > 1):
+        return None
+    chosen = [options[n - 1] for n in dict.fromkeys(picked)]
+    return {"type": kind, "selected_options": chosen} if kind == "checkboxes" else {"type": kind, "selected_option": chosen[0]}
 
 
 def _typed(kind: str) -> str:

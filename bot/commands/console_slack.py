@@ -197,17 +197,32 @@ class ConsoleSlack:
         return JSONResponse(answer)
 
     def answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        family = {"auth": self._auth, "users": self._users, "chat": self._chat, "conversations": self._conversations,
+                  "views": self._views_call, "files": self._files_call}.get(method.partition(".")[0])
+        found = family(method, args) if family else None
+        if found is None:
+            self._write(f"  [{method}]")
+            return {"ok": True}
+        return found
+
+    def _auth(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if method != "auth.test":
+            return None
+        return {"ok": True, "user": "roombot", "user_id": "U0BOT", "team": "console", "team_id": TEAM, "bot_id": "B0BOT"}
+
+    def _users(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if method != "users.info":
+            return None
+        person = self.directory.people.get(str(args.get("user")))
+        if person is None:
+            return {"ok": False, "error": "user_not_found"}
+        profile = {"real_name": person.name, "display_name": person.name} | ({"email": person.email} if person.email else {})
+        return {"ok": True, "user": {"id": person.id, "team_id": TEAM, "name": person.name, "deleted": False,
+                                     "is_bot": False, "is_email_confirmed": True, "locale": person.locale, "tz": person.tz,
+                                     "profile": profile}}
+
+    def _chat(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
         directory = self.directory
-        if method == "auth.test":
-            return {"ok": True, "user": "roombot", "user_id": "U0BOT", "team": "console", "team_id": TEAM, "bot_id": "B0BOT"}
-        if method == "users.info":
-            person = directory.people.get(str(args.get("user")))
-            if person is None:
-                return {"ok": False, "error": "user_not_found"}
-            profile = {"real_name": person.name, "display_name": person.name} | ({"email": person.email} if person.email else {})
-            return {"ok": True, "user": {"id": person.id, "team_id": TEAM, "name": person.name, "deleted": False,
-                                         "is_bot": False, "is_email_confirmed": True, "locale": person.locale, "tz": person.tz,
-                                         "profile": profile}}
         if method in ("chat.postMessage", "chat.postEphemeral"):
             where = str(args.get("channel", ""))
             self.show(directory.where(where, self.lang) + (text(self.lang, "shell.in_thread") if args.get("thread_ts") else ""), args)
@@ -222,6 +237,9 @@ class ConsoleSlack:
         if method == "chat.deleteScheduledMessage":
             self._write(self.read(text(self.lang, "shell.unscheduled")))
             return {"ok": True}
+        return None
+
+    def _conversations(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if method == "conversations.open":
             return {"ok": True, "channel": {"id": "D" + str(args.get("users", ""))}}
         if method == "conversations.info":
@@ -230,8 +248,14 @@ class ConsoleSlack:
             return {"ok": True, "channel": {"id": channel, "is_private": private, "is_im": private, "is_member": True}}
         if method == "conversations.join":
             return {"ok": True, "channel": {"id": args.get("channel")}}
+        return None
+
+    def _views_call(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if method in ("views.open", "views.push", "views.update", "views.publish"):
             return {"ok": True, "view": self._view(method, args)}
+        return None
+
+    def _files_call(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if method == "files.getUploadURLExternal":
             file_id = f"F{len(self._files) + 1:08d}"
             self._files[file_id] = {"filename": str(args.get("filename", "")), "size": int(args.get("length", 0))}
@@ -241,8 +265,7 @@ class ConsoleSlack:
             for item in json.loads(files) if isinstance(files, str) else files or []:
                 self._show_file(self._files.get(item.get("id"), {}), str(item.get("title") or ""))
             return {"ok": True, "files": []}
-        self._write(f"  [{method}]")
-        return {"ok": True}
+        return None
 
     def _view(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         view = args.get("view")
@@ -282,16 +305,19 @@ class ConsoleSlack:
             return ["—" * 20]
         if kind == "actions":
             return ["   ".join(self._control(element, block, view_id) for element in block.get("elements", []))]
-        words: list[str] = []
         parts = [block.get("text") or {}, *(block.get("fields") or []), *(block.get("elements") or []), block.get("label") or {}]
-        for part in parts:
-            if isinstance(part, dict) and part.get("text"):
-                words.append(("  " if kind == "context" else "") + self.read(str(part["text"])))
-            elif isinstance(part, dict) and part.get("type") == "image":
-                words.append(f"[{part.get('alt_text', 'image')}]")
+        words = [said for part in parts if (said := self._part_words(part, "  " if kind == "context" else ""))]
         if block.get("accessory"):
             words.append(self._control(block["accessory"], block, view_id))
         return words
+
+    def _part_words(self, part: object, indent: str) -> str:
+        """A text's words, or an image's alternative text; empty for anything else."""
+        if isinstance(part, dict) and part.get("text"):
+            return indent + self.read(str(part["text"]))
+        if isinstance(part, dict) and part.get("type") == "image":
+            return f"[{part.get('alt_text', 'image')}]"
+        return ""
 
     def _control(self, element: dict[str, Any], block: dict[str, Any], view_id: str | None) -> str:
         kind = str(element.get("type"))

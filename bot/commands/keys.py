@@ -51,19 +51,24 @@ def _print_keys(keys: list[ApiKey], active_id: int | str | None, bootstrap: str)
     """Which key the bot uses; the bootstrap key is a fallback only while the bot's own key exists."""
     if all(str(key.id) != str(active_id) for key in keys):
         active_id = None  # the rotated key the bot remembers is gone from the service (revoked, or expired)
-    rows, listed = [], False
-    for key in keys:
-        shown = key.secret.get_secret_value() if key.secret else ""
-        head, _, tail = shown.partition("...")  # the service masks lists as first 8 … last 8
+    secrets = [key.secret.get_secret_value() if key.secret else "" for key in keys]
+    listed = any(_is_bootstrap(shown, bootstrap) for shown in secrets)
+    rows = []
+    for key, shown in zip(keys, secrets, strict=True):
         role = "active (rotated)" if str(key.id) == str(active_id) else ""
-        if bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail):
+        if _is_bootstrap(shown, bootstrap):
             role = "bootstrap (ALBERT_API_KEY)" + (", fallback" if active_id is not None else ", active")
-            listed = True
         rows.append([key.id, key.name, mask(shown), _date(key.expires) or "never", _date(key.created) or "", role])
     notes = [] if listed or not bootstrap or active_id is None else [
         "⚠ ALBERT_API_KEY is not among the account's keys (revoked or expired): the bot has no fallback should its own "
         "key be refused; set ALBERT_API_KEY to a working key of the account"]
     print_table("inference API keys", ["id", "name", "secret", "expires", "created", "used by the bot"], rows, notes=notes)
+
+
+def _is_bootstrap(shown: str, bootstrap: str) -> bool:
+    """A listed key is ALBERT_API_KEY: the service masks lists as first 8 … last 8."""
+    head, _, tail = shown.partition("...")
+    return bool(bootstrap and head and tail and bootstrap.startswith(head) and bootstrap.endswith(tail))
 
 
 def _date(stamp: int | None) -> str | None:

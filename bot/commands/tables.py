@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 #: Control characters but tab and line end: the rest can move the cursor, recolour or retitle a terminal.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -35,7 +38,6 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
         out.write("\n".join([*lines, *(clean(note) for note in notes)]) + "\n")
         return
     from rich.console import Console  # on a terminal only: rich is 80 ms of a start (`python -X importtime`)
-    from rich.table import Table
     from rich.text import Text
 
     console = Console(file=out)
@@ -47,11 +49,19 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[objec
             for name, cell in zip(header, row, strict=True):
                 console.print(Text(f"{clean(name)}: {clean(cell)}"), soft_wrap=True)
     else:
-        table = Table(title=Text(clean(title)))
-        for index, name in enumerate(header):
-            table.add_column(Text(clean(name)), justify="right" if index in right else "left", no_wrap=True)
-        for row in rows:
-            table.add_row(*(Text(clean(cell)) for cell in row))
-        console.print(table)
+        console.print(_table(title, header, rows, right))
     for note in notes:
         console.print(Text(clean(note)), soft_wrap=True)
+
+
+def _table(title: str, header: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int]) -> Table:
+    """The rows as rich's table, which fits the terminal's width."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(clean(title)))
+    for index, name in enumerate(header):
+        table.add_column(Text(clean(name)), justify="right" if index in right else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*(Text(clean(cell)) for cell in row))
+    return table

@@ -80,15 +80,9 @@ class FakeAlbert:
         self.calls.append((request.method, path, secret))
         if self.moved_to is not None:
             return Response(status_code=301, headers={"location": self.moved_to + path})
-        if not secret:
-            return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
-        if secret == MASTER:
-            if self.generation == 0 and path == self.route and request.method == "GET":
-                return JSONResponse({"object": "list", "data": []})  # the 0.1.x gateway lists nothing for it
-            if path == self.route or path.startswith(self.route + "/") or path == "/users/me":
-                return JSONResponse({"detail": "User not found."}, status_code=404)
-        elif not self.live(secret) or self.account_expired:
-            return JSONResponse({"detail": "Invalid API key."}, status_code=403 if self.generation < 3 else 401)
+        refused = self._refused(secret, path, request.method)
+        if refused is not None:
+            return refused
         if self.delay:
             await asyncio.sleep(self.delay)
         if path == "/v1/models" and request.method == "GET":
@@ -100,6 +94,20 @@ class FakeAlbert:
         if path == self.route or path.startswith(self.route + "/"):
             return await self._keys(request, path[len(self.route):].strip("/"))
         return JSONResponse({"detail": "Not Found"}, status_code=404)
+
+    def _refused(self, secret: str, path: str, method: str) -> Response | None:
+        """No key (401), a key that is not live (403, 401 from the 0.4 gateway), or the master key
+        where it is no user's: as each generation of the gateway answers."""
+        if not secret:
+            return JSONResponse({"detail": "Not authenticated"}, status_code=401, headers={"www-authenticate": "Bearer"})
+        if secret == MASTER:
+            if self.generation == 0 and path == self.route and method == "GET":
+                return JSONResponse({"object": "list", "data": []})  # the 0.1.x gateway lists nothing for it
+            if path == self.route or path.startswith(self.route + "/") or path == "/users/me":
+                return JSONResponse({"detail": "User not found."}, status_code=404)
+        elif not self.live(secret) or self.account_expired:
+            return JSONResponse({"detail": "Invalid API key."}, status_code=403 if self.generation < 3 else 401)
+        return None
 
     async def _chat(self, request: Request) -> Response:
         body = json.loads(await request.body())
@@ -158,35 +166,9 @@ class FakeAlbert:
 
     async def _keys(self, request: Request, rest: str) -> Response:
         if request.method == "POST" and not rest:
-            body = json.loads(await request.body())
-            expires = body.get("expires_at" if self.generation <= 1 else "expires")
-            if expires is not None and expires < time.time():
-                return JSONResponse({"detail": [{"type": "value_error", "loc": ["body", "expires"],
-                                                 "msg": "Value error, Wrong timestamp, must be in the future."}]}, status_code=422)
-            if self.max_expiry_days is not None:
-                latest = int(time.time()) + self.max_expiry_days * 86400
-                if expires is not None and expires > latest:
-                    return JSONResponse({"detail": "Token expiration timestamp cannot be greater than "
-                                                   f"{self.max_expiry_days} days from now."}, status_code=400)
-                expires = latest if expires is None else expires  # capped silently, not said in the reply
-            entry = self._add_key(body["name"], "sk-" + secrets.token_urlsafe(32), expires)
-            secret_field = {0: "token", 1: "token", 2: "key", 3: "value"}[self.generation]
-            reply = {"id": entry["id"], secret_field: entry["secret"]}
-            if self.generation == 3:
-                reply |= {"object": "key", "name": entry["name"], "expires": expires, "created": entry["created"], "status": "active"}
-            return JSONResponse(reply, status_code=201)
+            return self._create_key(json.loads(await request.body()))
         if request.method == "GET" and not rest:
-            offset = int(request.query_params.get("offset", 0))
-            limit = int(request.query_params.get("limit", 10))
-            if limit > 100:
-                return JSONResponse({"detail": [{"type": "less_than_equal", "loc": ["query", "limit"],
-                                                 "msg": "Input should be less than or equal to 100"}]}, status_code=422)
-            live = [k for k in self.keys.values() if not k["revoked"]]
-            page = [self._shown(k) for k in live[offset : offset + limit]]
-            listing: dict[str, Any] = {"object": "list", "data": page}
-            if self.generation == 3:
-                listing |= {"total": len(live), "offset": offset, "limit": limit}
-            return JSONResponse(listing)
+            return self._list_keys(int(request.query_params.get("offset", 0)), int(request.query_params.get("limit", 10)))
         key = self.keys.get(int(rest)) if rest.isdigit() else None
         if key is None or key["revoked"]:
             return JSONResponse({"detail": "Token not found."}, status_code=404)
@@ -196,6 +178,36 @@ class FakeAlbert:
             key["revoked"] = True
             return Response(status_code=204) if self.generation < 3 else JSONResponse(self._shown(key) | {"status": "revoked"})
         return JSONResponse({"detail": "Method Not Allowed"}, status_code=405)
+
+    def _create_key(self, body: dict[str, Any]) -> Response:
+        """A new key, as each generation of the gateway names its fields; a longest life, capped silently."""
+        expires = body.get("expires_at" if self.generation <= 1 else "expires")
+        if expires is not None and expires < time.time():
+            return JSONResponse({"detail": [{"type": "value_error", "loc": ["body", "expires"],
+                                             "msg": "Value error, Wrong timestamp, must be in the future."}]}, status_code=422)
+        if self.max_expiry_days is not None:
+            latest = int(time.time()) + self.max_expiry_days * 86400
+            if expires is not None and expires > latest:
+                return JSONResponse({"detail": "Token expiration timestamp cannot be greater than "
+                                               f"{self.max_expiry_days} days from now."}, status_code=400)
+            expires = latest if expires is None else expires  # capped silently, not said in the reply
+        entry = self._add_key(body["name"], "sk-" + secrets.token_urlsafe(32), expires)
+        secret_field = {0: "token", 1: "token", 2: "key", 3: "value"}[self.generation]
+        reply = {"id": entry["id"], secret_field: entry["secret"]}
+        if self.generation == 3:
+            reply |= {"object": "key", "name": entry["name"], "expires": expires, "created": entry["created"], "status": "active"}
+        return JSONResponse(reply, status_code=201)
+
+    def _list_keys(self, offset: int, limit: int) -> Response:
+        if limit > 100:
+            return JSONResponse({"detail": [{"type": "less_than_equal", "loc": ["query", "limit"],
+                                             "msg": "Input should be less than or equal to 100"}]}, status_code=422)
+        live = [k for k in self.keys.values() if not k["revoked"]]
+        page = [self._shown(k) for k in live[offset : offset + limit]]
+        listing: dict[str, Any] = {"object": "list", "data": page}
+        if self.generation == 3:
+            listing |= {"total": len(live), "offset": offset, "limit": limit}
+        return JSONResponse(listing)
 
     def _shown(self, key: dict[str, Any]) -> dict[str, Any]:
         masked = key["secret"][:8] + "..." + key["secret"][-8:]

@@ -264,22 +264,11 @@ class FakeDS:
         return Starlette(routes=[Route("/api/v2/graphql", self._endpoint, methods=["POST"])])
 
     async def _endpoint(self, request: Request) -> Response:
-        header = request.headers.get("authorization", "")
-        token = header.removeprefix("Bearer ").removeprefix("token=")
-        if (token != self.token and token not in self.tokens) or token in self.revoked:
-            return _errors(403, WITHOUT_TOKEN, "forbidden")
-        _TOKEN.set(token)
-        refused = self._token_rules(token, self.caller or (request.client.host if request.client else "127.0.0.1"))
+        token = request.headers.get("authorization", "").removeprefix("Bearer ").removeprefix("token=")
+        refused = self._refused(token, request)
         if refused is not None:
             return refused
-        reset = int(time.time()) + 1
-        if self.per_window is not None:
-            index = int(time.time() // self.window)
-            self._windows[index] = self._windows.get(index, 0) + 1
-            if self._windows[index] > self.per_window:
-                self.too_many += 1
-                self.rate_limited += 1  # answered just below, as the service does
-                reset = math.ceil((index + 1) * self.window)
+        reset = self._count_in_window()
         if self.rate_limited > 0:
             self.rate_limited -= 1
             body = "Vous avez effectué trop de requêtes. Calm down, cowboy! Too many requests."
@@ -292,20 +281,12 @@ class FakeDS:
             return Response(b"Too many requests", status_code=429, headers={"RateLimit-Remaining": "0", "RateLimit-Reset": str(reset)})
         self.queries.append(body)
         self.asked_with.append(token)
-        delay = self.latency + self.slow.get(int((body.get("variables") or {}).get("demarcheNumber") or 0), 0.0)
+        delay = self.latency + self.slow.get(_demarche_of(body), 0.0)
         if delay:
             await asyncio.sleep(delay)
-        hostile = self.hostile.get(int((body.get("variables") or {}).get("demarcheNumber") or 0))
-        if hostile == "nested" and "dossiers" in body.get("query", ""):
-            return Response(b'{"data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", media_type="application/json")
-        if hostile == "huge" and "dossiers" in body.get("query", ""):
-            return StreamingResponse(self._huge_page(), media_type="application/json")
-        if self.timeouts > 0:
-            self.timeouts -= 1
-            return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
-        over = self._over_limits(body)
-        if over is not None:  # scored before anything runs: 200, no `data`, no code (graphql-ruby)
-            return JSONResponse({"errors": [{"message": over}]})
+        awkward = self._awkward(body)
+        if awkward is not None:
+            return awkward
         if late := self.acts.wait_before(body):
             await asyncio.sleep(late)
         result = graphql_sync(self.schema, body.get("query", ""), root_value=self,
@@ -314,10 +295,41 @@ class FakeDS:
             await asyncio.sleep(late)
         if any(isinstance(error.original_error, ServerError) for error in result.errors or []):
             return Response(b"Internal Server Error", status_code=500, media_type="text/plain")
-        payload: dict[str, Any] = {"data": result.data}
-        if result.errors:
-            payload["errors"] = [error.formatted for error in result.errors]
-        return JSONResponse(payload)
+        return JSONResponse({"data": result.data} | ({"errors": [error.formatted for error in result.errors]} if result.errors else {}))
+
+    def _refused(self, token: str, request: Request) -> Response | None:
+        """A token the service does not know (403), or one its rules refuse from this caller."""
+        if (token != self.token and token not in self.tokens) or token in self.revoked:
+            return _errors(403, WITHOUT_TOKEN, "forbidden")
+        _TOKEN.set(token)
+        return self._token_rules(token, self.caller or (request.client.host if request.client else "127.0.0.1"))
+
+    def _count_in_window(self) -> int:
+        """Counts the request in its window (PER_WINDOW); past the window's allowance, one 429 to answer.
+        When the allowance comes back (RateLimit-Reset)."""
+        reset = int(time.time()) + 1
+        if self.per_window is not None:
+            index = int(time.time() // self.window)
+            self._windows[index] = self._windows.get(index, 0) + 1
+            if self._windows[index] > self.per_window:
+                self.too_many += 1
+                self.rate_limited += 1  # answered just after, as the service does
+                reset = math.ceil((index + 1) * self.window)
+        return reset
+
+    def _awkward(self, body: dict[str, Any]) -> Response | None:
+        """The answers a test asked for instead of the query's: hostile bodies, timeouts, a query
+        over the service's limits (scored before anything runs: 200, no `data`, no code, as graphql-ruby)."""
+        hostile = self.hostile.get(_demarche_of(body))
+        if hostile == "nested" and "dossiers" in body.get("query", ""):
+            return Response(b'{"data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", media_type="application/json")
+        if hostile == "huge" and "dossiers" in body.get("query", ""):
+            return StreamingResponse(self._huge_page(), media_type="application/json")
+        if self.timeouts > 0:
+            self.timeouts -= 1
+            return JSONResponse({"data": None, "errors": [{"message": "Timeout on Demarche.dossiers", "extensions": {"code": "timeout"}}]})
+        over = self._over_limits(body)
+        return JSONResponse({"errors": [{"message": over}]}) if over is not None else None
 
     def _token_rules(self, token: str, caller: str) -> Response | None:
         """The main token's network and expiry, checked in the service's order: its first caller's
@@ -399,6 +411,11 @@ def _cursor(position: tuple[dt.datetime, int]) -> str:
 def _parse_time(value: str) -> dt.datetime:
     parsed = dt.datetime.fromisoformat(value)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _demarche_of(body: dict[str, Any]) -> int:
+    """The démarche a query names in its variables (0 for none): the tests slow some, or make them hostile."""
+    return int((body.get("variables") or {}).get("demarcheNumber") or 0)
 
 
 def _errors(status: int, message: str, code: str) -> JSONResponse:

@@ -104,12 +104,21 @@ class _Scorer:
         children = self.selection_cost(named, entries) if entries else 0
         if not named.name.endswith("Connection"):
             return 1 + children
+        meta = self.connection_meta(named, entries)
+        return 1 + self.page_size(node, definition) * (children - meta) + meta
+
+    def page_size(self, node: FieldNode, definition: Any) -> int:
+        """A connection's page as asked (`first`, `last`: the larger), or the service's default."""
         sizes = []
         for argument in node.arguments or ():
             if argument.name.value in ("first", "last"):
                 value = value_from_ast(argument.value, definition.args[argument.name.value].type, self.variables)
                 if value is not Undefined and value is not None:
                     sizes.append(value)
+        return max(sizes) if sizes else DEFAULT_PAGE
+
+    def connection_meta(self, named: Any, entries: list[Entry]) -> int:
+        """What a connection's own fields cost once, not per item: 1 each, and pageInfo's subfields."""
         meta = 0
         for key in {_key(n) for _, n in entries}:
             meta += 1
@@ -117,7 +126,7 @@ class _Scorer:
                 subs = [n for _, n in entries if _key(n) == key]
                 sub_type = get_named_type(named.fields[subs[0].name.value].type)
                 meta += len({_key(m) for n in subs if n.selection_set for _, m in self.collect(n.selection_set, sub_type, [])})
-        return 1 + (max(sizes) if sizes else DEFAULT_PAGE) * (children - meta) + meta
+        return meta
 
     def depth(self, selections: SelectionSetNode, parent: Any) -> int:
         deepest = 0

@@ -15,8 +15,8 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 import uvicorn
@@ -30,7 +30,7 @@ from starlette.routing import Route
 from bot.config import ConfigError, Settings
 from bot.inference import ExpiryWatch
 from bot.serving.install_pages import install_routes
-from bot.serving.processes import HELPER, beat, start_helper, stop_helpers, supervise
+from bot.serving.processes import HELPER, Helper, beat, start_helper, stop_helpers, supervise
 from bot.serving.scheduler import run_daily, run_due, run_subscriptions
 from bot.serving.slack_app import Runtime, running
 from bot.serving.slack_endpoint import SlackEndpoint
@@ -144,6 +144,53 @@ def listening_socket(host: str, port: int, *, shared: bool, setting: str = "PORT
     return sock
 
 
+def _start_helpers(settings: Settings, helper: bool) -> list[Helper]:
+    """SERVE_PROCESSES less one helpers, started by the first process only."""
+    return [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
+
+
+def _metrics_socket(settings: Settings, shared: bool) -> socket.socket | None:
+    """METRICS_PORT's socket, when /metrics is served apart."""
+    if settings.metrics_port is None:
+        return None
+    return listening_socket(settings.host, settings.metrics_port, shared=shared, setting="METRICS_PORT")
+
+
+def _socket_mode(settings: Settings, runtime: Runtime) -> SocketMode | None:
+    """Slack's connection when SLACK_APP_TOKEN is set (events come through it, not through POST)."""
+    if settings.slack_app_token is None:
+        return None
+    from bot.serving.socket_mode import SocketMode  # 0.2 s of imports, for this mode only
+
+    return SocketMode(runtime.app, settings.slack_app_token.get_secret_value(), api_url=settings.slack_api_url)
+
+
+def _signing_secret(settings: Settings) -> str | None:
+    """What POST /slack/events checks signatures with; none in Socket Mode, where nothing is posted."""
+    secret = settings.slack_signing_secret
+    return None if settings.socket_mode or secret is None else secret.get_secret_value()
+
+
+def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Event) -> list[Coroutine[Any, Any, None]]:
+    """The loops a process runs beside serving: the digests, the inference key's expiry watch, the
+    weekly meetings (the first process only), the desk's watch rounds, a helper's heartbeat."""
+    loops = []
+    if runtime.digests is not None:
+        loops.append(run_subscriptions(runtime.digests, stop))
+        if settings.digest_enabled:
+            log.info("operator's digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
+    if settings.albert_api_key:
+        watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
+        loops.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
+    if not helper:  # the first process carries weekly meetings to their next week
+        loops.append(run_due(runtime.weekly.due, stop))
+    if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
+        loops.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
+    if helper:
+        loops.append(beat())
+    return loops
+
+
 async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
     """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
     often (1: the supervisor starts it afresh)."""
@@ -154,41 +201,20 @@ async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
     helper = os.environ.get(HELPER) == "1"
     shared = helper or settings.serve_processes > 1
     sock = listening_socket(settings.host, settings.port, shared=shared)
-    metrics_sock = None
-    if settings.metrics_port is not None:
-        metrics_sock = listening_socket(settings.host, settings.metrics_port, shared=shared, setting="METRICS_PORT")
+    metrics_sock = _metrics_socket(settings, shared)
     async with running(settings) as runtime:
-        helpers = [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
+        helpers = _start_helpers(settings, helper)
         # Everything built so far (modules, clients, the app) lives as long as the process: kept out
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
         # under load and paused the acks (/room list at 100/s: ack p99 49–186 ms before, 22–24 ms after).
         gc.freeze()
         gc.enable()  # off while the modules loaded (bot/__main__.py)
         stop = asyncio.Event()
-        daily = []
-        if runtime.digests is not None:
-            daily.append(run_subscriptions(runtime.digests, stop))
-            if settings.digest_enabled:
-                log.info("operator's digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
-        if settings.albert_api_key:
-            watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
-            daily.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
-        if not helper:  # the first process carries weekly meetings to their next week
-            daily.append(run_due(runtime.weekly.due, stop))
-        if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
-            daily.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
-        if helper:
-            daily.append(beat())
-        schedulers = [asyncio.create_task(loop) for loop in daily]
+        schedulers = [asyncio.create_task(loop) for loop in _loops(settings, runtime, helper, stop)]
         supervising = asyncio.create_task(supervise(helpers, stop)) if helpers else None
-        secret = settings.slack_signing_secret
-        socket_mode = None
-        if settings.slack_app_token is not None:
-            from bot.serving.socket_mode import SocketMode  # 0.2 s of imports, for this mode only
-
-            socket_mode = SocketMode(runtime.app, settings.slack_app_token.get_secret_value(), api_url=settings.slack_api_url)
-        web = create_web_app(runtime, signing_secret=None if settings.socket_mode or secret is None else secret.get_secret_value(),
-                             metrics_apart=metrics_sock is not None, socket_mode=socket_mode)
+        socket_mode = _socket_mode(settings, runtime)
+        web = create_web_app(runtime, signing_secret=_signing_secret(settings), metrics_apart=metrics_sock is not None,
+                             socket_mode=socket_mode)
         server = Serving(uvicorn.Config(
             web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
             ws="none", lifespan="off",  # neither is used; uvicorn would load websockets' protocol

@@ -20,6 +20,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -278,36 +279,49 @@ def _reason(line: str) -> str:
 
 async def _read_stream(response: httpx.Response) -> list[str]:
     """The content pieces of a complete SSE answer; StreamInterrupted on anything short of that."""
-    pieces: list[str] = []
-    finished = done = False
-    event = None
+    stream = _Stream()
     try:
         async for line in response.aiter_lines():
-            if not line.strip():
-                event = None
-                continue
-            if line.startswith("event:"):
-                event = line[6:].strip()
-                continue
-            if not line.startswith("data:"):  # a bare {"detail": …} after some chunks: the upstream broke
-                raise StreamInterrupted(f"the gateway cut the answer: {_reason(line)}")
-            data = line[5:].strip()
-            if event == "error":
-                raise StreamInterrupted(f"the gateway cut the answer: {_reason(data)}")
-            if data == "[DONE]":
-                done = True
+            if stream.read(line):
                 break
-            chunk = json.loads(data)
-            for choice in chunk.get("choices") or []:
-                pieces.append((choice.get("delta") or {}).get("content") or "")
-                finished = finished or bool(choice.get("finish_reason"))
     except (httpx.RemoteProtocolError, httpx.ReadError, ValueError, RecursionError) as error:
         if isinstance(error, StreamInterrupted):
             raise
         raise StreamInterrupted(f"the answer's stream stopped: {network_words(error)}") from None
-    if not (finished and done):
+    if not (stream.finished and stream.done):
         raise StreamInterrupted("stream ended without finish_reason and [DONE]")
-    return pieces
+    return stream.pieces
+
+
+@dataclass
+class _Stream:
+    """An SSE answer read so far: its pieces, whether a choice finished and `[DONE]` came."""
+
+    pieces: list[str] = field(default_factory=list)
+    finished: bool = False
+    done: bool = False
+    event: str | None = None
+
+    def read(self, line: str) -> bool:
+        """Takes one line; True at the stream's end (`[DONE]`)."""
+        if not line.strip():
+            self.event = None
+            return False
+        if line.startswith("event:"):
+            self.event = line[6:].strip()
+            return False
+        if not line.startswith("data:"):  # a bare {"detail": …} after some chunks: the upstream broke
+            raise StreamInterrupted(f"the gateway cut the answer: {_reason(line)}")
+        data = line[5:].strip()
+        if self.event == "error":
+            raise StreamInterrupted(f"the gateway cut the answer: {_reason(data)}")
+        if data == "[DONE]":
+            self.done = True
+            return True
+        for choice in json.loads(data).get("choices") or []:
+            self.pieces.append((choice.get("delta") or {}).get("content") or "")
+            self.finished = self.finished or bool(choice.get("finish_reason"))
+        return False
 
 
 def _base_of(location: str, route: str) -> str:
@@ -320,32 +334,35 @@ def _base_of(location: str, route: str) -> str:
 
 
 def _raise_for(response: httpx.Response, route: str = "") -> None:
-    status = response.status_code
     if response.is_redirect:  # redirects are not followed: a followed POST turns into a GET elsewhere
         location = response.headers.get("location", "")
         with contextlib.suppress(RuntimeError, httpx.InvalidURL):  # a relative location: from the address asked
             location = str(response.request.url.join(location))
-        raise Redirected(f"{status} to {location!r}", location, _base_of(location, route))
-    if status < 400:
-        return
-    detail = describe_error(response)
+        raise Redirected(f"{response.status_code} to {location!r}", location, _base_of(location, route))
+    if response.status_code >= 400:
+        raise _refusal(response, describe_error(response))
+
+
+def _refusal(response: httpx.Response, detail: str) -> InferenceError:
+    """The service's refusal, typed by what it says of itself."""
+    status = response.status_code
     if _key_refused(response) or (status == 401 and "authenticated" in detail.lower()):
-        raise KeyRejected(detail)
+        return KeyRejected(detail)
     if _user_not_found(response):
-        raise NotAUserKey(detail)
+        return NotAUserKey(detail)
     if status == 404 and "model" in detail.lower():
-        raise ModelNotFound(detail)
+        return ModelNotFound(detail)
     if status == 403 and "model" in detail.lower():
-        raise ModelForbidden(detail)
+        return ModelForbidden(detail)
     if status == 404:  # the gateway's words alone ("Not Found") would not say what answered them
-        raise NoSuchRoute(detail if detail.startswith("404") else f"404 {detail}")
+        return NoSuchRoute(detail if detail.startswith("404") else f"404 {detail}")
     if daily_quota_exhausted(response):
-        raise QuotaExhausted(detail)
+        return QuotaExhausted(detail)
     if status == 429:
-        raise RateLimited(detail)
+        return RateLimited(detail)
     if status >= 500 or status == 424:  # the gateway answered for a model it could not reach
-        raise ModelUnreachable(detail)
-    raise InferenceRefused(detail)
+        return ModelUnreachable(detail)
+    return InferenceRefused(detail)
 
 
 def _key_refused(response: httpx.Response) -> bool:

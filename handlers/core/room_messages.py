@@ -102,12 +102,11 @@ def room_list_message(lang: str, rooms: RoomPage, page: int, site: str, recent: 
         blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "list.order", len(latest), latest=len(latest)))]))
     if not entries:  # `/room list <n>` of a page holding only rooms made lately
         blocks.append(SectionBlock(text=mrkdwn(text(lang, "list.page_made_lately"))))
-    blocks += _paging(lang, page, more)
-    return Message(text=f"{title} — {summary}", blocks=blocks)
+    return Message(text=f"{title} — {summary}", blocks=blocks + _paging(lang, page, more))
 
 
 def _paging(lang: str, page: int, more: bool) -> list[Block]:
-    """The Previous and Next buttons a page of the list has (none on a lone page)."""
+    """The Previous and Next buttons, those that lead somewhere."""
     paging = []
     if page > 1:
         paging.append(ButtonElement(text=text(lang, "button.previous"), action_id=f"{ACTION_LIST_PAGE}_previous", value=str(page - 1)))

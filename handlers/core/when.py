@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TypeVar
 from zoneinfo import ZoneInfo
 
+from handlers.core.grammar import MOST_WORDS, clock_time, hour, longest
 from handlers.core.numbers import is_number
 from handlers.i18n import LANGUAGES, typed
 
@@ -36,17 +36,11 @@ def _weekdays() -> dict[str, int]:
             for number, name in get_day_names(width, locale=language).items()}
 
 
-# every time the bot shows or teaches, typed back: `14:30`, `14h30`, `14h`, `14 h 30`, `9`, `9am`, `2:30pm`,
-# `8:30 AM` (Slack's English clock, babel's narrow space split as a space), `8 h 30` (French typography)
-_TIME = re.compile(r"^([0-9]{1,2})(?: ?[:h] ?([0-9]{2})?)? ?(am|pm|a\.m\.|p\.m\.)?$", re.ASCII)
 _ISO_DAY = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$", re.ASCII)
 _SHORT_DAY = re.compile(r"^([0-9]{1,2})/([0-9]{1,2})(?:/([0-9]{4}))?$", re.ASCII)
 _DURATION = re.compile(r"^(?:([0-9]{1,2}) ?h ?([0-9]{2})?|([0-9]{1,3}) ?(?:m|min|mn|mins|minutes)?"
                        r"|([0-9]{1,2}) ?(?:h|hr|hrs|hours?|heures?))$", re.ASCII)
-_T = TypeVar("_T")
-#: a time or a duration spans at most this many words (`8 h 30`); a day as answers write it, four
-#: (`Thursday, December 3, 2026`, `jeudi 3 décembre 2026`)
-_MOST_WORDS = 3
+#: a day as answers write it spans at most four words (`Thursday, December 3, 2026`, `jeudi 3 décembre 2026`)
 _MOST_DAY_WORDS = 4
 _QUOTED = re.compile(r"[\"“”«»„](.*?)[\"“”«»„]", re.DOTALL)
 MOST_TOPIC = 150
@@ -95,47 +89,82 @@ def read(text: str) -> Read | Problem:
         text = text[: quoted.start()] + " " + text[quoted.end():]
     words = text.split()
     rest: list[str] = []
-    at: dt.time | None = None
-    day: Day | None = None
-    weekly = False
-    minutes: int | None = None
+    found = _Found()
     index = 0
     while index < len(words):
-        word = words[index].lower().rstrip(",")
-        following = words[index + 1].lower().rstrip(",") if index + 1 < len(words) else None
-        bare = clock_time(words[index:])
-        if word in typed("typed.at") and following is not None:
-            found = clock_time(words[index + 1:])
-            if found is None:
-                return Problem("when.bad_time", {"words": words[index + 1]})
-            at, index = found[0], index + 1 + found[1]
-        elif bare is not None and (bare[1] > 1 or not word.isdecimal()):  # a bare number is not a time: it may be anything
-            at, index = bare[0], index + bare[1]
-        elif word in typed("typed.every") and following is not None:
-            if following.rstrip("s") not in _weekdays():
-                return Problem("when.bad_weekday", {"words": words[index + 1]})
-            day, weekly = Day(weekday=_weekdays()[following.rstrip("s")]), True
-            index += 2
-        elif word in typed("typed.for") and following is not None:
-            found_minutes = _longest(words[index + 1:], _minutes)  # `for 45 min`, `pour 1 h 30`: number and unit apart
-            if found_minutes is None:
-                return Problem("when.bad_duration", {"words": words[index + 1]})
-            minutes, index = found_minutes[0], index + 1 + found_minutes[1]
-        elif word in typed("typed.on") and following is not None:
-            found_day = _longest(words[index + 1:], _day, most=_MOST_DAY_WORDS)
-            if found_day is None:
-                return Problem("when.bad_day", {"words": words[index + 1]})
-            day, index = found_day[0], index + 1 + found_day[1]
-        elif (found_day := _longest(words[index:], _day, most=_MOST_DAY_WORDS)) is not None:
-            day, index = found_day[0], index + found_day[1]
-        else:
+        step = next((after for reader in _READERS if (after := reader(words, index, found)) is not None), None)
+        if isinstance(step, Problem):
+            return step
+        if step is None:
             rest.append(words[index])
-            index += 1
-    if at is None:
-        if day is not None or minutes is not None or topic:
+            step = index + 1
+        index = step
+    if found.at is None:
+        if found.day is not None or found.minutes is not None or topic:
             return Problem("when.needs_time")
         return Read(None, rest)
-    return Read(Plan(at, day, weekly, minutes or DEFAULT_MINUTES, topic), rest)
+    return Read(Plan(found.at, found.day, found.weekly, found.minutes or DEFAULT_MINUTES, topic), rest)
+
+
+@dataclass
+class _Found:
+    """What `read` has found so far: each reader below adds its part."""
+
+    at: dt.time | None = None
+    day: Day | None = None
+    weekly: bool = False
+    minutes: int | None = None
+
+
+def _word(word: str) -> str:
+    return word.lower().rstrip(",")
+
+
+def _marked(words: list[str], index: int, key: str) -> bool:
+    """`words[index]` is one of the catalogs' `key` words (`at`, `à`…), and a word follows it."""
+    return index + 1 < len(words) and _word(words[index]) in typed(key)
+
+
+# Each reader takes what `words` hold at `index` if it is its part, and says where the next part
+# starts — or what is wrong with the words after its marker — or None when the words are not its.
+
+def _after(marker: str, reader: Callable[[str], object], problem: str, part: str, most: int = MOST_WORDS) -> _Reader:
+    """A reader of the words after one of `marker`'s words (`at 14:30`, `pour 1 h 30`, `le 03/12`)."""
+    def read(words: list[str], index: int, found: _Found) -> int | Problem | None:
+        if not _marked(words, index, marker):
+            return None
+        taken = longest(words[index + 1:], reader, most)  # `for 45 min`: number and unit apart
+        if taken is None:
+            return Problem(problem, {"words": words[index + 1]})
+        setattr(found, part, taken[0])
+        return index + 1 + taken[1]
+    return read
+
+
+def _bare_time(words: list[str], index: int, found: _Found) -> int | None:
+    bare = clock_time(words[index:])
+    if bare is None or (bare[1] == 1 and _word(words[index]).isdecimal()):  # a bare number is not a time: it may be anything
+        return None
+    found.at = bare[0]
+    return index + bare[1]
+
+
+def _every(words: list[str], index: int, found: _Found) -> int | Problem | None:
+    if not _marked(words, index, "typed.every"):
+        return None
+    weekday = _word(words[index + 1]).rstrip("s")
+    if weekday not in _weekdays():
+        return Problem("when.bad_weekday", {"words": words[index + 1]})
+    found.day, found.weekly = Day(weekday=_weekdays()[weekday]), True
+    return index + 2
+
+
+def _bare_day(words: list[str], index: int, found: _Found) -> int | None:
+    day = longest(words[index:], _day, most=_MOST_DAY_WORDS)
+    if day is None:
+        return None
+    found.day = day[0]
+    return index + day[1]
 
 
 def start_of(plan: Plan, now: dt.datetime, zone: ZoneInfo) -> dt.datetime | Problem:
@@ -187,36 +216,6 @@ def start_problem(picked: object, now: dt.datetime) -> Problem | None:
 
 def _local(day: dt.date, at: dt.time, zone: ZoneInfo) -> dt.datetime:
     return dt.datetime.combine(day, at, tzinfo=zone)
-
-
-def clock_time(words: Sequence[str]) -> tuple[dt.time, int] | None:
-    """The clock time `words` start with, as the bot shows times and people type them back (`14:30`,
-    `14h30`, `8 h 30`, `9`, `9am`, `8:30 AM`), and how many words it took; None when they start with
-    none. `/room … at` and `/digest subscribe … at` both read their hour here."""
-    return _longest(words, _time)
-
-
-def _longest(words: Sequence[str], reader: Callable[[str], _T | None], most: int = _MOST_WORDS) -> tuple[_T, int] | None:
-    """What `reader` makes of the most words (up to `most`) at the start of `words`, and how many."""
-    for count in range(min(most, len(words)), 0, -1):
-        found = reader(" ".join(word.lower().rstrip(",") for word in words[:count]))
-        if found is not None:
-            return found, count
-    return None
-
-
-def _time(word: str) -> dt.time | None:
-    match = _TIME.match(word)
-    if not match:
-        return None
-    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
-    if half:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half.startswith("p") else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return dt.time(hour, minute)
 
 
 def _day(word: str) -> Day | None:
@@ -273,3 +272,10 @@ def _minutes(word: str) -> int | None:
     else:
         minutes = int(bare_hours) * 60
     return minutes if 5 <= minutes <= MOST_MINUTES else None
+
+
+_Reader = Callable[[list[str], int, _Found], int | Problem | None]
+#: in this order: `at 9` is an hour, not a day; a bare hour before a bare day (`9:30`, not `9`)
+_READERS: tuple[_Reader, ...] = (
+    _after("typed.at", hour, "when.bad_time", "at"), _bare_time, _every, _after("typed.for", _minutes, "when.bad_duration", "minutes"),
+    _after("typed.on", _day, "when.bad_day", "day", most=_MOST_DAY_WORDS), _bare_day)

@@ -10,13 +10,13 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from handlers.blocks import Message, plain
+from handlers.core import grammar
 from handlers.core.dossier_links import read_dossier_link
 from handlers.core.numbers import is_number, number_words
-from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.desk.acting import look_up
 from handlers.desk.watch import watch_off, watch_on
-from handlers.i18n import quoted, text
+from handlers.i18n import text
 from handlers.on_behalf import Asker, reply_for, workspace_of
 from handlers.services import Services
 
@@ -32,25 +32,27 @@ class Request:
 
 
 def parse(typed: str, site: str | None) -> Request:
-    words = typed.split()
-    if not words or words == ["help"]:
+    said = grammar.command(typed)
+    if said.verb == "help" and not said.words:
         return Request("help")
-    first = words[0].lower()
-    if first == "watch":
-        rest = [word.lower() for word in number_words(words[1:])]
-        if rest == ["off"]:
-            return Request("unwatch")
-        if all(is_number(word, 9) for word in rest):
-            return Request("watch", demarches=tuple(dict.fromkeys(int(word) for word in rest)))
-        return Request("unknown", problem=typed)
-    bare = number_words(words)  # `n° 12345`, as a card names the dossier
+    if said.verb == "watch":
+        return _watch(said.words, typed)
+    bare = number_words(typed.split())  # `n° 12345`, as a card names the dossier
     if len(bare) == 1 and is_number(bare[0], 12):
         return Request("look", number=int(bare[0]))
-    if len(words) == 1:
-        link = read_dossier_link(words[0], site)
-        if link is not None:
-            return Request("look", number=link[1])
-    return Request("unknown", problem=typed)
+    link = read_dossier_link(typed.strip(), site) if len(typed.split()) == 1 else None
+    return Request("look", number=link[1]) if link else Request("unknown", problem=typed)
+
+
+def _watch(words: list[str], typed: str) -> Request:
+    """`watch off`, or `watch [<démarche> …]` (the numbers as `/digest list` shows them, too)."""
+    rest = [word.lower() for word in number_words(words)]
+    if rest == ["off"]:
+        return Request("unwatch")
+    found = grammar.numbers(rest, 9)
+    if found.others:
+        return Request("unknown", problem=typed)
+    return Request("watch", demarches=found.numbers)
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -71,10 +73,8 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await watch_off(services, asker, lang)
                 case "help":
                     return plain(text(lang, "desk.help"))
-            meant = corrected("/dossier", request.problem, VERBS)
-            said = text(lang, "usage.unknown_meant", words=quoted(request.problem.strip()), command=quoted(meant)) if meant \
-                else text(lang, "desk.unknown", words=quoted(request.problem.strip()))
-            return plain(said + "\n" + text(lang, "desk.help"))
+            key, values = grammar.unknown("/dossier", request.problem, VERBS, "desk.unknown")
+            return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help"))
 
         needs = request.verb in ("look", "watch")
         await reply_for(services, client, respond, asker, name=f"dossier_{request.verb}", work=work, needs_email=needs,

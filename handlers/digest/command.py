@@ -24,16 +24,14 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Followed, Subscription
 from domain.dossiers.schedule import first_day, next_due
 from handlers.blocks import Message, plain
-from handlers.core import slack_refusals
-from handlers.core.numbers import is_number, number_words
-from handlers.core.typos import corrected
-from handlers.core.when import clock_time
+from handlers.core import grammar, slack_refusals
+from handlers.core.numbers import number_words
 from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
 from handlers.error_replies import dossier_reason
-from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, typed, zone_words
+from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services
 
@@ -56,48 +54,40 @@ VERBS = ("subscribe", "unsubscribe", "list", "now", "help")
 
 
 def parse(command_text: str) -> Request:
-    words = command_text.split()
-    verb = words[0].lower() if words else "help"
-    rest = words[1:]
+    typed = grammar.command(command_text)
+    verb, rest = typed.verb, typed.words
     if verb in ("subscribe", "unsubscribe"):
-        at = None
-        lowered = [word.lower() for word in rest]
-        if verb == "subscribe" and (marks := [i for i, word in enumerate(lowered[:-1]) if word in typed("typed.at")]):
-            index = marks[-1]  # the hour, read as /room reads it: `at 08:30`, `à 8h30`, `at 8:30am`, `à 8 h 30`
-            found = clock_time(rest[index + 1:])
-            if found is None:
-                return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(rest[index + 1], 20)}))
-            at, rest = found[0], rest[:index] + rest[index + 1 + found[1]:]
-        group = None
-        rest = number_words(rest)  # `les démarches n° 101 et n° 102`, as `/digest list` shows them
-        words = [word.lower() for word in rest]
-        if verb == "subscribe" and any(word in typed("typed.group") for word in words):
-            index = next(i for i, word in enumerate(words) if word in typed("typed.group"))
-            after = rest[index + 1] if index + 1 < len(rest) else ""
-            if not _is_number(after):
-                return Request(verb, problem=("digest_cmd.bad_group", {"words": quoted(after or words[index], 20)}))
-            group, rest = int(after), rest[:index] + rest[index + 2:]
-        numbers = tuple(dict.fromkeys(int(word) for word in rest if _is_number(word)))
-        others = tuple(dict.fromkeys(quoted(word, 30) for word in rest if not _is_number(word)))[:10]
-        if not numbers and not others:
-            return Request(verb, problem=("digest_cmd.no_numbers", {}))
-        if group is not None and len(numbers) != 1:
-            return Request(verb, problem=("digest_cmd.group_one", {}))
-        return Request(verb, numbers, at, not_numbers=others, group=group)
+        return _numbers(verb, rest)
     if verb == "list" and not rest:
         return Request("list")
     if verb == "now" and rest in ([], ["force"]):
         return Request("now", force=bool(rest))
     if verb == "help" and not rest:
         return Request("help")
-    meant = corrected("/digest", command_text, VERBS) if verb not in VERBS else None
-    if meant:
-        return Request("unknown", problem=("usage.unknown_meant", {"words": quoted(command_text.strip()), "command": quoted(meant)}))
-    return Request("unknown", problem=("digest_cmd.unknown_words", {"words": quoted(command_text.strip())}))
+    return Request("unknown", problem=grammar.unknown("/digest", command_text, VERBS, "digest_cmd.unknown_words"))
 
 
-def _is_number(word: str) -> bool:
-    return is_number(word, 9)
+def _numbers(verb: str, words: list[str]) -> Request:
+    """`subscribe|unsubscribe <démarche> …`; `subscribe` also takes `at <hour>` (read as /room reads it:
+    `at 08:30`, `à 8h30`, `at 8:30am`) and `group <n>`, and the numbers as `/digest list` shows them."""
+    at, group = None, None
+    if verb == "subscribe":
+        hour = grammar.marked_time(words)
+        if isinstance(hour, grammar.NotRead):
+            return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(hour.words, 20)}))
+        at, words = hour
+    words = number_words(words)  # `les démarches n° 101 et n° 102`, as `/digest list` shows them
+    if verb == "subscribe":
+        found = grammar.marked_number(words, "typed.group", 9)
+        if isinstance(found, grammar.NotRead):
+            return Request(verb, problem=("digest_cmd.bad_group", {"words": quoted(found.words, 20)}))
+        group, words = found
+    numbers = grammar.numbers(words, 9)
+    if not numbers.numbers and not numbers.others:
+        return Request(verb, problem=("digest_cmd.no_numbers", {}))
+    if group is not None and len(numbers.numbers) != 1:
+        return Request(verb, problem=("digest_cmd.group_one", {}))
+    return Request(verb, numbers.numbers, at, not_numbers=numbers.others, group=group)
 
 
 @dataclass(frozen=True)
@@ -166,27 +156,8 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         return refusal
     current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
-    new = [n for n in request.numbers if current is None or n not in current.live.demarches]  # a lapsed one is taken over
-    room = digests.following.max_per_person - await digests.subscriptions.set_up_by(where.user)
-    accepted: list[int] = []
-    for number in new:
-        why = await _why_not(digests, number, where, request.group)
-        if why is None and len(accepted) >= room:
-            why = text(lang, "digest_cmd.too_many", most=digests.following.max_per_person)
-        if why is None:
-            accepted.append(number)
-        else:
-            refused.append(why)
-    at = current.at if current else digests.following.default_time
-    if request.at is not None and current is not None and request.at != current.at:
-        blocked = await _not_theirs(digests, current, where)
-        if blocked:
-            refused.append(counted(lang, "digest_cmd.hour_kept", len(blocked), time=clock(lang, current.at),
-                                   demarches=named_demarches(lang, blocked)))
-        else:
-            at = request.at
-    elif request.at is not None:
-        at = request.at
+    accepted = await _accepted(digests, where, request, current, refused)
+    at = await _hour(digests, where, request, current, refused)
     changed_hour = current is not None and at != current.at
     if not accepted and not changed_hour and not (current and current.paused):  # nothing changes
         if refused:
@@ -200,19 +171,61 @@ async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, r
         since = first_day(dt.datetime.now(dt.UTC), at, digests.following.zone)
     subscription = replace(subscription, at=at, paused=None, since=since)
     await digests.subscriptions.save(subscription)
-    followed = [f"n° {number}" for number in accepted]
-    if request.group is not None and accepted:  # the channel hears which group, as `/digest list` shows it
-        label = await _group_label(digests, where.account, Followed(accepted[0], group=request.group))
-        followed[0] += " " + text(lang, "digest_cmd.group", group=label)
-    await _announce(client, where, [
-        *([text(lang, "digest_cmd.announce_follow", person=Mrkdwn(f"<@{where.user}>"), demarches=named_labels(lang, followed, of=True),
-                time=clock(lang, at), zone=zone_words(lang, digests.following.zone))] if accepted else []),
-        *([text(lang, "digest_cmd.announce_hour", person=Mrkdwn(f"<@{where.user}>"), time=clock(lang, at),
-                before=clock(lang, current.at), zone=zone_words(lang, digests.following.zone))] if changed_hour and current else []),
-    ])
+    await _announce(client, where, await _follow_news(digests, where, request, accepted, at, current if changed_hour else None))
     done = text(lang, "digest_cmd.subscribed", demarches=named_demarches(lang, subscription.demarches, of=True), time=clock(lang, at),
                 zone=zone_words(lang, digests.following.zone), next=await _next_run(digests, subscription, lang))
     return plain("\n".join([done, *refused]))
+
+
+async def _accepted(digests: DigestJob, where: Where, request: Request, current: Subscription | None,
+                    refused: list[str]) -> list[int]:
+    """The démarches this person may have followed here (a lapsed one is taken over), up to how many
+    one person may set up; why each other one may not is added to `refused`."""
+    new = [n for n in request.numbers if current is None or n not in current.live.demarches]
+    room = digests.following.max_per_person - await digests.subscriptions.set_up_by(where.user)
+    accepted: list[int] = []
+    for number in new:
+        why = await _why_not(digests, number, where, request.group)
+        if why is None and len(accepted) >= room:
+            why = text(where.lang, "digest_cmd.too_many", most=digests.following.max_per_person)
+        if why is None:
+            accepted.append(number)
+        else:
+            refused.append(why)
+    return accepted
+
+
+async def _hour(digests: DigestJob, where: Where, request: Request, current: Subscription | None, refused: list[str]) -> dt.time:
+    """The channel's hour after this request: a new hour moves it only when this person works on
+    every démarche it follows (else why not is added to `refused`)."""
+    if request.at is None:
+        return current.at if current else digests.following.default_time
+    if current is None or request.at == current.at:
+        return request.at
+    blocked = await _not_theirs(digests, current, where)
+    if not blocked:
+        return request.at
+    refused.append(counted(where.lang, "digest_cmd.hour_kept", len(blocked), time=clock(where.lang, current.at),
+                           demarches=named_demarches(where.lang, blocked)))
+    return current.at
+
+
+async def _follow_news(digests: DigestJob, where: Where, request: Request, accepted: list[int], at: dt.time,
+                       moved_from: Subscription | None) -> list[str]:
+    """What the channel hears: the démarches now followed (and which group), the hour moved."""
+    lang, person, zone = where.lang, Mrkdwn(f"<@{where.user}>"), zone_words(where.lang, digests.following.zone)
+    lines = []
+    if accepted:
+        followed = [f"n° {number}" for number in accepted]
+        if request.group is not None:  # the channel hears which group, as `/digest list` shows it
+            label = await _group_label(digests, where.account, Followed(accepted[0], group=request.group))
+            followed[0] += " " + text(lang, "digest_cmd.group", group=label)
+        lines.append(text(lang, "digest_cmd.announce_follow", person=person, demarches=named_labels(lang, followed, of=True),
+                          time=clock(lang, at), zone=zone))
+    if moved_from is not None:
+        lines.append(text(lang, "digest_cmd.announce_hour", person=person, time=clock(lang, at),
+                          before=clock(lang, moved_from.at), zone=zone))
+    return lines
 
 
 async def _why_not(digests: DigestJob, number: int, where: Where, group: int | None = None) -> str | None:
@@ -269,12 +282,7 @@ async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where,
         refused.append(text(lang, "digest_cmd.not_followed", demarches=named_demarches(lang, unknown)))
     if current is None or not followed:
         return plain("\n".join(refused or [text(lang, "digest_cmd.no_numbers")]))
-    stopped = []
-    for number in followed:
-        if await _may_change(digests, current, number, where):
-            stopped.append(number)
-        else:
-            refused.append(text(lang, "digest_cmd.not_yours", number=number, person=_person(lang, current.set_up_by(number))))
+    stopped = await _stoppable(digests, where, current, followed, refused)
     if not stopped:
         return plain("\n".join(refused))
     return plain("\n".join([*await _stop(client, digests, where, current, stopped), *refused]))
@@ -286,15 +294,31 @@ async def _stop(client: AsyncWebClient, digests: DigestJob, where: Where, curren
     left = current.without(set(stopped))
     await digests.subscriptions.save(left)
     await digests.following.forget_unfollowed(set(stopped))
-    setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
-    # who set them up is named only when it was someone else, and known
-    await _announce(client, where, [text(lang, "digest_cmd.announce_stop" if setters else "digest_cmd.announce_stop_own",
-                                         person=Mrkdwn(f"<@{where.user}>"), demarches=named_demarches(lang, stopped, of=True),
-                                         setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters))))])
+    await _announce(client, where, [_stop_news(where, current, stopped)])
     lines = [text(lang, "digest_cmd.unsubscribed", demarches=named_demarches(lang, stopped))]
     if not left.demarches:
         lines.append(text(lang, "digest_cmd.nothing_left"))
     return lines
+
+
+def _stop_news(where: Where, current: Subscription, stopped: list[int]) -> str:
+    """What the channel hears: who stopped which démarches, and who had set them up when it was
+    someone else, and known."""
+    setters = {current.set_up_by(n) for n in stopped} - {where.user, ""}
+    return text(where.lang, "digest_cmd.announce_stop" if setters else "digest_cmd.announce_stop_own",
+                person=Mrkdwn(f"<@{where.user}>"), demarches=named_demarches(where.lang, stopped, of=True),
+                setters=Mrkdwn(", ".join(f"<@{u}>" for u in sorted(setters))))
+
+
+async def _stoppable(digests: DigestJob, where: Where, current: Subscription, followed: list[int], refused: list[str]) -> list[int]:
+    """The followed démarches this person may stop here; who set up each other one is added to `refused`."""
+    stopped = []
+    for number in followed:
+        if await _may_change(digests, current, number, where):
+            stopped.append(number)
+        else:
+            refused.append(text(where.lang, "digest_cmd.not_yours", number=number, person=_person(where.lang, current.set_up_by(number))))
+    return stopped
 
 
 async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> None:

@@ -50,7 +50,7 @@ def register(app: AsyncApp, services: Services) -> None:
         language = asyncio.ensure_future(language_quickly(services, client, asker))
         token = str(view_input(view, TOKEN_INPUT).get("value") or "").strip()
         accounts = accounts_of(services)
-        if not token or len(token) > MAX_TOKEN or any(c.isspace() or not c.isprintable() for c in token) or accounts is None:
+        if not _well_formed(token) or accounts is None:
             await ack(response_action="errors", errors={TOKEN_INPUT: text(await language, "settings.malformed")})
             return
         try:
@@ -101,3 +101,8 @@ async def _admin_now(client: AsyncWebClient, user: str) -> bool:
     answer = await attempted(client.users_info(user=user), "reading whether a person is an administrator")
     found = (answer.get("user") or {}) if answer is not None else {}
     return bool(found.get("is_admin") or found.get("is_owner"))
+
+
+def _well_formed(token: str) -> bool:
+    """A token as the service makes them: some printable characters, no space, not too many."""
+    return 0 < len(token) <= MAX_TOKEN and not any(c.isspace() or not c.isprintable() for c in token)

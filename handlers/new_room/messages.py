@@ -65,25 +65,24 @@ def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
 def read_choice(view: dict[str, Any]) -> Choice:
     """The modal's answers, whatever Slack (or a forger) sent: unknown values are dropped."""
     level = str((view_input(view, LEVEL).get("selected_option") or {}).get("value", ""))
-    ticked = [str(option.get("value")) for option in view_input(view, PUBLISH).get("selected_options") or [] if isinstance(option, dict)]
-    sources = [source for source in PUBLISH_SOURCES if source in ticked]
-    mute = any(isinstance(o, dict) and o.get("value") == EVERYONE_CAN_MUTE for o in view_input(view, MUTE).get("selected_options") or [])
-    configuration: dict[str, Any] = {}
-    if sources:
-        configuration["can_publish_sources"] = sources
-    if mute:
-        configuration["everyone_can_mute"] = True
+    sources = [source for source in PUBLISH_SOURCES if source in _ticked(view_input(view, PUBLISH))]
+    configuration = ({"can_publish_sources": sources} if sources else {}) \
+        | ({"everyone_can_mute": True} if EVERYONE_CAN_MUTE in _ticked(view_input(view, MUTE)) else {})
     post_in = view_input(view, POST_IN).get("selected_conversation")
     starts_at = view_input(view, STARTS_AT).get("selected_date_time")
-    weekly = any(isinstance(o, dict) and o.get("value") == WEEKLY for o in view_input(view, WEEKLY).get("selected_options") or [])
     return Choice(
         level=AccessLevel(level) if level in AccessLevel.__members__.values() else None,
         configuration=configuration or None,
         post_in=str(post_in)[:30] if post_in else None,
         starts_at=str(starts_at)[:20] if starts_at is not None else None,
         topic=" ".join(str(view_input(view, TOPIC).get("value") or "").split())[:MOST_TOPIC],
-        weekly=weekly,
+        weekly=WEEKLY in _ticked(view_input(view, WEEKLY)),
     )
+
+
+def _ticked(checkboxes: dict[str, Any]) -> list[str]:
+    """The values of a checkbox field's ticked options (those that are options at all)."""
+    return [str(option.get("value")) for option in checkboxes.get("selected_options") or [] if isinstance(option, dict)]
 
 
 def field_errors(fields: dict[str, str], explained: Message) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,14 +13,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.rooms.models import AccessLevel
 from domain.rooms.room_refs import read_room_ref
 from handlers.blocks import Message
-from handlers.core import when
+from handlers.core import grammar, when
 from handlers.core.creation import create_and_invite
 from handlers.core.numbers import typed_number
 from handlers.core.planning import plan_room
 from handlers.core.privacy import kept_message
 from handlers.core.room_messages import help_message, room_list_message, room_message
 from handlers.core.sharing_messages import MAX_PEOPLE
-from handlers.core.typos import corrected
 from handlers.dedupe import first_delivery
 from handlers.i18n import quoted, text, typed
 from handlers.on_behalf import Asker, reply_for
@@ -62,46 +61,59 @@ Request = New | List | Show | Help | Forget
 
 
 VERBS = ("new", "list", "show", "help", "forget")
-_PERSON = re.compile(r"<@([UW][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
-_CHANNEL = re.compile(r"<#([CG][A-Z0-9]{2,20})(?:\|[^<>]*)?>")
 
 
 def parse(command_text: str) -> Request:
-    words = command_text.split()
-    verb = words[0].lower() if words else "help"
-    args = words[1:]
-    if verb == "new":
-        return parse_new(command_text.strip()[len(words[0]):])
-    if verb == "list" and len(args) <= 1:
-        if not args:
-            return List(1)
-        page = page_number(args[0])
-        return List(page) if page else Help("usage.bad_page", {"page": quoted(args[0])})
-    if verb == "show":
-        rest = command_text.strip()[len(words[0]) :].strip() if words else ""
-        if rest.startswith("<") and rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
-            return parse_room_ref(rest)
-        if len(args) != 1:
-            return Help("usage.show_needs_ref")
-        return parse_room_ref(args[0])
-    if verb == "help" and not args:
-        return Help()
-    if verb == "forget" and len(args) == 1 and args[0].lower() in typed("typed.me"):
-        return Forget()
-    meant = corrected("/room", command_text, VERBS) if verb not in VERBS else None
-    if meant:
-        return Help("usage.unknown_meant", {"words": quoted(command_text.strip()), "command": quoted(meant)})
-    return Help("usage.unknown", {"words": quoted(command_text.strip())})
+    typed = grammar.command(command_text)
+    reader = _READERS.get(typed.verb)
+    found = reader(typed) if reader else None
+    if found is not None:
+        return found
+    key, values = grammar.unknown("/room", command_text, VERBS, "usage.unknown")
+    return Help(key, values)
+
+
+def _list(typed: grammar.Command) -> List | Help | None:
+    if not typed.words:
+        return List(1)
+    if len(typed.words) > 1:
+        return None
+    page = page_number(typed.words[0])
+    return List(page) if page else Help("usage.bad_page", {"page": quoted(typed.words[0])})
+
+
+def _show(typed: grammar.Command) -> Show | Help:
+    if typed.rest.startswith("<") and typed.rest.endswith(">"):  # a link Slack wrapped, label may hold spaces
+        return parse_room_ref(typed.rest)
+    if len(typed.words) != 1:
+        return Help("usage.show_needs_ref")
+    return parse_room_ref(typed.words[0])
+
+
+def _help(typed: grammar.Command) -> Help | None:
+    return None if typed.words else Help()
+
+
+def _forget(typed: grammar.Command) -> Forget | None:
+    return Forget() if len(typed.words) == 1 and grammar.is_typed(typed.words[0], "typed.me") else None
+
+
+def _new(typed: grammar.Command) -> New | Help:
+    return parse_new(typed.rest)
+
+
+_READERS: dict[str, Callable[[grammar.Command], Request | None]] = {
+    "new": _new, "list": _list, "show": _show, "help": _help, "forget": _forget}
 
 
 def parse_new(rest: str) -> New | Help:
     """`[level] [<@U…|name> …] [<#C…|name>] [at 14:30] [on <day>] [every <weekday>] [for 45m]
     ["topic"]`, the mentions as Slack escapes them, in any order."""
-    people = tuple(dict.fromkeys(_PERSON.findall(rest)))
-    if len(people) > MAX_PEOPLE:  # each is a DM (and, for a planned room, a file and a reminder)
+    mentioned = grammar.mentions(rest)
+    if len(mentioned.people) > MAX_PEOPLE:  # each is a DM (and, for a planned room, a file and a reminder)
         return Help("usage.too_many_people", {"most": str(MAX_PEOPLE)})
-    channels = _CHANNEL.findall(rest)
-    found = when.read(_CHANNEL.sub(" ", _PERSON.sub(" ", rest)))
+    channels = mentioned.channels
+    found = when.read(mentioned.text)
     if isinstance(found, when.Problem):
         return Help(found.key, {name: quoted(str(value)) for name, value in found.params.items()})  # words only: no day yet
     words = found.rest
@@ -111,7 +123,7 @@ def parse_new(rest: str) -> New | Help:
     if words and level is None:
         # beside a time, an unknown word is a day the reader did not take (`à 14h30 hier`)
         return Help("when.bad_day" if found.plan else "usage.bad_level", {"words" if found.plan else "level": quoted(words[0])})
-    return New(level, people, channels[0] if channels else None, found.plan)
+    return New(level, mentioned.people, channels[0] if channels else None, found.plan)
 
 
 def access_level(words: list[str]) -> AccessLevel | None:

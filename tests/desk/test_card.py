@@ -107,6 +107,12 @@ async def test_help_and_typos(digest_bot: Bot, demarche: FakeDemarche) -> None:
     assert "I don't know `banana`" in text_of(await dossier(digest_bot, "banana"))
 
 
+async def test_a_verb_with_words_it_does_not_take_is_not_corrected_into_itself(digest_bot: Bot, demarche: FakeDemarche) -> None:
+    said = text_of(await dossier(digest_bot, "watch abc"))
+    assert "I don't know `watch abc`" in said and "Did you mean" not in said
+    assert "`/dossier watch`" in text_of(await dossier(digest_bot, "HELP"))  # the verb in any case, as /room and /digest read theirs
+
+
 async def test_one_person_looks_up_at_most_thirty_dossiers_a_minute(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     found = ds.deposit(101)
     for _ in range(30):
