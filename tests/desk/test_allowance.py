@@ -112,3 +112,22 @@ async def test_watching_unknown_numbers_asks_the_service_once_a_minute_about_eac
         await digest_bot.runtime.tasks.drain(20)
     assert sum(1 for q in ds.queries if q.get("operationName") == "getDemarcheMembers") == 20
     assert all("Not watched" in text_of(reply) or "Non surveillé" in text_of(reply) for reply in digest_bot.slack.responses[-3:])
+
+
+async def test_a_burst_of_asks_of_one_demarche_costs_one_members_request(settings, redis, ds: FakeDS, slack: FakeSlack,
+                                                                         demarche: FakeDemarche) -> None:
+    """Asks that come while the démarche is being read share that read, known or not (each used to
+    cost a request: the forged Show-them burst above read the same unknown démarche 2 or 3 times)."""
+    from clients.dossiers.errors import DemarcheNotFound
+
+    job, service = make_digest_job(settings, redis, ds, slack)
+    access = job.operator.access
+    ds.slow[demarche.number] = ds.slow[4999] = 0.3  # each read takes long enough for the others to come meanwhile
+    try:
+        known = await asyncio.gather(*(access.membership(demarche.number) for _ in range(8)))
+        unknown = await asyncio.gather(*(access.membership(4999) for _ in range(8)), return_exceptions=True)
+    finally:
+        await service.aclose()
+    asked = [q["variables"]["demarcheNumber"] for q in ds.queries if q.get("operationName") == "getDemarcheMembers"]
+    assert sorted(asked) == sorted([demarche.number, 4999])
+    assert len({m.title for m in known}) == 1 and all(isinstance(e, DemarcheNotFound) for e in unknown)
