@@ -67,7 +67,8 @@ def _demarches(ds: FakeDS, email: str) -> None:
     ds._next_id = FIRST_DOSSIER
     states = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
     for index in range(240):
-        ds.now = now - dt.timedelta(days=40) + dt.timedelta(minutes=index * 240)
+        # every 4 hours, 2 hours off the day: no dossier turns 7 days old (late) between two counts of the demo
+        ds.now = now - dt.timedelta(days=40) + dt.timedelta(minutes=120 + index * 240)
         sva = (now + dt.timedelta(days=rng.randint(-3, 20))).date() if index % 9 == 0 else None
         ds.deposit(DEMARCHE, rng.choices(states, weights=(4, 3, 2, 1, 1))[0], group=1 + index % 2, sva=sva)
     for _ in range(30):
