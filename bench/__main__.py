@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m bench", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.fill("Measures the bot beside its baselines in the same run and prints one table "
                                   "(Markdown) on stdout; each step goes to stderr as it starts. All the suites take "
-                                  "about 14 minutes on 2 cores. Figures and how to read them: docs/benchmarks.md.", 100),
+                                  "about 21 minutes on 2 cores. Figures and how to read them: docs/benchmarks.md.", 100),
         epilog=f"suites (all, in this order, when none is named):\n{described}")
     arguments.add_argument("suites", nargs="*", metavar="suite", help="the suites to run: " + ", ".join(SUITES))
     return arguments

@@ -19,24 +19,25 @@ events, the authorization's `auth.test`)."""
 import json
 import os
 import re
+from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
-from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
+dumps: Callable[[object], bytes]
+loads: Callable[[bytes], Any]
 if "orjson" in IDEAS:
     import orjson
 
     dumps, loads = orjson.dumps, orjson.loads
 else:
-    def dumps(value: object) -> bytes:
-        return json.dumps(value).encode()
-
-    loads = json.loads
+    dumps, loads = (lambda value: json.dumps(value).encode()), json.loads
 
 MEET = os.environ["MEET_API_URL"].rstrip("/")
 DS_URL, DS_TOKEN = os.environ.get("DS_API_URL", ""), os.environ.get("DS_API_TOKEN", "")
@@ -77,7 +78,7 @@ def person(body: dict) -> str:
     return f"{body['team_id']}:{body['user_id']}"
 
 
-async def cached_reads(body: dict) -> tuple[bool, bytes | None, bytes | None]:
+async def cached_reads(body: dict) -> tuple[bool, Any, Any]:
     """The claim, the cached profile and (with `pipeline`) the cached token, read at once."""
     claim = f"twin:once:command:{body['team_id']}:{body['trigger_id']}"
     if "pipeline" in IDEAS:
@@ -91,7 +92,7 @@ async def cached_reads(body: dict) -> tuple[bool, bytes | None, bytes | None]:
     return bool(claimed), await redis.get(f"twin:profile:{person(body)}"), None
 
 
-async def email_of(client: AsyncWebClient, body: dict, cached: bytes | None) -> str:
+async def email_of(client: AsyncWebClient, body: dict, cached: Any) -> str:
     if cached is not None:
         return loads(cached)["email"]
     user = (await client.users_info(user=body["user_id"], include_locale=True))["user"]
@@ -100,7 +101,7 @@ async def email_of(client: AsyncWebClient, body: dict, cached: bytes | None) -> 
     return email
 
 
-async def token_of(body: dict, email: str, cached: bytes | None) -> str:
+async def token_of(body: dict, email: str, cached: Any) -> str:
     if cached is None:
         cached = await redis.get(f"twin:token:{person(body)}")
     if cached is not None:
@@ -111,8 +112,9 @@ async def token_of(body: dict, email: str, cached: bytes | None) -> str:
     return grant["access_token"]
 
 
-async def reply(body: dict, blocks: list) -> None:
-    message = {"response_type": "ephemeral", "text": blocks[0].text.text, "blocks": [block.to_dict() for block in blocks]}
+async def reply(body: dict, blocks: list[Block]) -> None:
+    said = blocks[0].text.text  # type: ignore[attr-defined]  # a section comes first
+    message = {"response_type": "ephemeral", "text": said, "blocks": [block.to_dict() for block in blocks]}
     async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
         await answer.read()
 
@@ -124,16 +126,17 @@ def escape(text: str) -> str:
 @app.command("/room")
 async def room(ack, body: dict, client: AsyncWebClient) -> None:
     await ack()
-    claimed, profile, token = await cached_reads(body)
+    claimed, profile, cached_token = await cached_reads(body)
     if not claimed:
         return
     email = await email_of(client, body, profile)
-    token = await token_of(body, email, token)
+    token = await token_of(body, email, cached_token)
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if body.get("text", "").strip() == "new":
         async with session("rooms").post(f"{MEET}/rooms/", data=b"{}", headers={**headers, **JSON}) as answer:
             made = loads(await answer.read())
-        blocks = [SectionBlock(text=MarkdownTextObject(text=f"Your room is ready: <{escape(made['url'])}|{escape(made['slug'])}>")),
+        link = f"<{escape(made['url'])}|{escape(made['slug'])}>"
+        blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=f"Your room is ready: {link}")),
                   ActionsBlock(elements=[ButtonElement(text="Join", url=made["url"], action_id="twin_join")]),
                   ContextBlock(elements=[MarkdownTextObject(text=f"PIN {made.get('pin_code') or '—'}")])]
     else:
@@ -157,6 +160,7 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
     async with session("dossiers").post(DS_URL, data=dumps(query), headers={**JSON, "Authorization": f"Bearer {DS_TOKEN}"}) as answer:
         card = (loads(await answer.read()).get("data") or {}).get("dossier") or {}
     group = (card.get("groupeInstructeur") or {}).get("instructeurs") or []
+    blocks: list[Block]
     if not any(person["email"].strip().lower() == email for person in group):
         blocks = [SectionBlock(text=MarkdownTextObject(text=f"No dossier {number} you may see."))]
     else:
