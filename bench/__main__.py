@@ -27,6 +27,8 @@ SUITES = {
     "capacity": "the highest steady /room list rate with ack p99 under 500 ms, beside bare Bolt apps, then with "
                 "SERVE_PROCESSES=2",
     "desk": "/dossier look-ups, an act and a watch round: their time and the requests they cost",
+    "twin": "the bot beside its twin (a bare Bolt app doing the same outside work): CPU of /room list, /room new and "
+            "/dossier, ack p99 at 100/s, the highest steady rate, burst acks, ready time; the twin's own floor",
 }
 
 
@@ -37,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m bench", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.fill("Measures the bot beside its baselines in the same run and prints one table "
                                   "(Markdown) on stdout; each step goes to stderr as it starts. All the suites take "
-                                  "about 14 minutes on 2 cores. Figures and how to read them: docs/benchmarks.md.", 100),
+                                  "about 21 minutes on 2 cores. Figures and how to read them: docs/benchmarks.md.", 100),
         epilog=f"suites (all, in this order, when none is named):\n{described}")
     arguments.add_argument("suites", nargs="*", metavar="suite", help="the suites to run: " + ", ".join(SUITES))
     return arguments

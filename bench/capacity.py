@@ -43,10 +43,11 @@ def steady(result: dict) -> bool:
     return result["answered"] == result["sent"] and result["p99_ms"] is not None and result["p99_ms"] < TARGET_P99_MS
 
 
-async def highest_steady_rate(name: str, base: str, slack: FakeSlack, *, replies: bool) -> tuple[int, dict | None]:
+async def highest_steady_rate(name: str, base: str, slack: FakeSlack, *, replies: bool,
+                              suite: str = "capacity") -> tuple[int, dict | None]:
     best, best_result = 0, None
     for rate in RATES:
-        step("capacity", f"{name}: {rate}/s for {STEP_SECONDS} s")
+        step(suite, f"{name}: {rate}/s for {STEP_SECONDS} s")
         before = len(slack.responses)
         result = await generate(base, rate, STEP_SECONDS, slack.response_url())
         done = not replies or await drained(slack, before + result["answered"], 10)

@@ -26,15 +26,18 @@ from tests.slack_requests import command_body, signed_headers
 
 
 async def run(url: str, rate: float, seconds: float, connections: int, user: str, response_url: str,
-              burst: int = 0) -> dict[str, object]:
+              burst: int = 0, command: str = "/room", text: str = "list") -> dict[str, object]:
     count = burst or round(rate * seconds)
     latencies: list[float] = []
     failures: dict[str, int] = {}
     connector = aiohttp.TCPConnector(limit=connections, force_close=False)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as http:
 
+        people = user.split(",")
+        sent = iter(range(count))
+
         async def one(due: float) -> None:
-            body = command_body("list", user, response_url)
+            body = command_body(text, people[next(sent) % len(people)], response_url, command=command)
             try:
                 async with http.post(url, data=body.encode(), headers=signed_headers(body)) as response:
                     await response.read()
@@ -98,12 +101,14 @@ def main() -> None:
     parser.add_argument("rate", type=float)
     parser.add_argument("seconds", type=float)
     parser.add_argument("--connections", type=int, default=50)
-    parser.add_argument("--user", default="U0BENCH")
+    parser.add_argument("--user", default="U0BENCH", help="who sends; several, comma-separated, send in turn")
     parser.add_argument("--response-url", default="http://127.0.0.1:9/response/bench")
     parser.add_argument("--burst", type=int, default=0, metavar="N", help="N requests in a closed loop instead")
+    parser.add_argument("--command", default="/room", help="the slash command sent (default /room)")
+    parser.add_argument("--text", default="list", help="its text (default list)")
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args.url, args.rate, args.seconds, args.connections, args.user, args.response_url,
-                                     args.burst))))
+                                     args.burst, args.command, args.text))))
 
 
 if __name__ == "__main__":

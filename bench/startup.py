@@ -98,6 +98,22 @@ def ready_figures(env: dict[str, str]) -> dict[str, tuple[float, int]]:
             for name, runs in figures.items()}
 
 
+def ready_while_silent() -> dict[str, tuple[float, int]]:
+    """`ready_figures` with Slack, the room service and the dossier service accepting connections
+    and never answering, and a Redis of its own."""
+    redis = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="roombot-bench-ready-")) / "redis")
+    redis.start()
+    with Silent() as slack, Silent() as meet, Silent() as ds:
+        world_env = python_env(SLACK_BOT_TOKEN="xoxb-bench", SLACK_SIGNING_SECRET=SIGNING_SECRET,
+                               SLACK_API_URL=f"{slack}/api/", MEET_API_URL=f"{meet}/external-api/v1.0",
+                               MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret", DS_API_URL=f"{ds}/api/v2/graphql",
+                               DS_API_TOKEN="ds-token", LOG_LEVEL="WARNING", REDIS_URL=redis.url)
+        try:
+            return ready_figures(world_env)
+        finally:
+            redis.stop()
+
+
 async def after_mixed_commands() -> tuple[int, int]:
     """RSS of the bot after 1,000 commands of four kinds (new, list, help, a typo) from 20 people,
     every answer received; and of the bare app after as many acks."""
@@ -130,18 +146,8 @@ async def main() -> list[tuple[str, str, str]]:
     bare = median_run(["-c", "pass"], env)
     help_ = median_run(["-m", "bot", "--help"], env)
     unset = median_run(["-m", "bot", "serve"], env)
-    redis = EmbeddedRedis(ELSEWHERE / "redis")
-    redis.start()
-    with Silent() as slack, Silent() as meet, Silent() as ds:
-        world_env = python_env(SLACK_BOT_TOKEN="xoxb-bench", SLACK_SIGNING_SECRET=SIGNING_SECRET,
-                               SLACK_API_URL=f"{slack}/api/", MEET_API_URL=f"{meet}/external-api/v1.0",
-                               MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret", DS_API_URL=f"{ds}/api/v2/graphql",
-                               DS_API_TOKEN="ds-token", LOG_LEVEL="WARNING", REDIS_URL=redis.url)
-        try:
-            step("startup", f"serve until /healthz answers, beside bare Bolt apps ({READY_RUNS} starts each)")
-            ready = ready_figures(world_env)
-        finally:
-            redis.stop()
+    step("startup", f"serve until /healthz answers, beside bare Bolt apps ({READY_RUNS} starts each)")
+    ready = ready_while_silent()
     step("startup", f"memory after {MIXED:,} mixed commands")
     bot_after, bare_after = await after_mixed_commands()
     faster = min(ready["uvicorn"][0], ready["aiohttp"][0])

@@ -1,0 +1,185 @@
+"""The bot beside its twin (`bench/twin_app.py`: a bare Bolt app doing the same outside work and
+nothing else), in one run, against the same loopback fakes and one Redis (issue 46).
+
+1. CPU a command, ack to reply, of `/room list`, `/room new` and `/dossier <n>`: bursts of 300 at
+   concurrency 50, the bot and the twin alternated over three rounds (median shown); then bursts
+   of 100 `/room list` give the burst ack p99 beside a bare app that only acks.
+2. Ack p99 of `/room list` at 100/s, open loop (median of three interleaved 10 s runs).
+3. The highest steady `/room list` rate of each (the capacity bench's steps and rule).
+4. `serve` ready beside a bare Bolt app listening (the start-up bench's measure).
+5. The twin with each idea of issue 46 item 4 (`TWIN_IDEAS`), alternated with the plain twin:
+   CPU of `/room list` bursts.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+from bench.capacity import COMPARE_RATE, ROUNDS, drained, highest_steady_rate, ms
+from bench.load import generate
+from bench.progress import step
+from bench.rooms import CONCURRENCY, REQUESTS, SERVICE_DELAY, World, cpu_seconds, wait_for
+from bench.startup import ready_while_silent
+from bot.demo.ds import SCHEMA, FakeDS, load_schema
+from bot.demo.loopback import LoopbackServer
+from bot.demo.meet import FakeMeet
+from tests.fakes.slack import FakeSlack
+
+#: people who make rooms and who look dossiers up, in turn: each stays within the bot's limits per
+#: person (30 look-ups a minute), and the listing person's list stays empty
+PEOPLE = 50
+MAKERS = [f"U0NEW{i:03d}" for i in range(PEOPLE)]
+INSTRUCTEURS = [f"U0DS{i:03d}" for i in range(PEOPLE)]
+#: each command: who sends it, its command and text
+COMMANDS = {
+    "/room list": ("U0BENCH", "/room", "list"),
+    "/room new": (",".join(MAKERS), "/room", "new"),
+    "/dossier <n>": (",".join(INSTRUCTEURS), "/dossier", ""),
+}
+#: a burst for the CPU a command: /proc counts CPU in 10 ms ticks, 0.03 ms a command at 300
+CPU_BURST = 300
+IDEAS = ("pipeline", "orjson", "lean", "pipeline,orjson,lean")
+DS_LATENCY = 0.1
+
+
+async def main() -> list[tuple[str, str, str]]:
+    meet, slack, ds = FakeMeet(delay=SERVICE_DELAY), FakeSlack(), FakeDS(load_schema(SCHEMA))
+    emails = {user: f"{user.lower()}@example.gouv.fr" for user in ("U0BENCH", *MAKERS, *INSTRUCTEURS)}
+    for user, email in emails.items():
+        slack.add_user(user, email, locale="en-US")
+        meet.add_user(email)
+    ds.add_demarche(101, "Démarche 101", groups={1: ("G", [emails[user] for user in INSTRUCTEURS])})
+    number = ds.deposit(101).number
+    commands = {name: (user, command, text or str(number)) for name, (user, command, text) in COMMANDS.items()}
+    ds_server = LoopbackServer(ds.asgi()).start()
+    ds.latency = DS_LATENCY
+    # the bot paces its dossier requests at the service's allowance (400 a minute): not what is measured here
+    dossiers = {"DS_API_URL": f"{ds_server.url}/api/v2/graphql", "DS_API_TOKEN": ds.token, "DS_REQUESTS_PER_MINUTE": "100000"}
+    try:
+        with World(meet, slack) as world:
+            return await _measure(world, slack, commands, dossiers)
+    finally:
+        ds_server.stop()
+
+
+async def _burst(base: str, process, slack: FakeSlack, command: tuple[str, str, str], *, wait: bool,
+                 count: int = REQUESTS) -> tuple[dict, float]:
+    """One closed-loop burst; the ack latencies and the CPU a command (until every reply when `replies`)."""
+    user, name, text = command
+    answered, used = replies(slack), cpu_seconds(process)
+    result = await generate(base, 1, 1, slack.response_url(), "--burst", str(count), "--command", name, "--text", text,
+                            connections=CONCURRENCY, user=user)
+    if wait:
+        try:
+            await wait_for(lambda: replies(slack) >= answered + count, timeout=60)
+        except RuntimeError:
+            raise RuntimeError(f"{replies(slack) - answered} replies to {count} {name} {text} within 60 s") from None
+    else:  # what came within 10 s, said beside the figure
+        await drained(slack, answered + count, 10)
+        result["replies"] = replies(slack) - answered
+    return result, (cpu_seconds(process) - used) / count
+
+
+def replies(slack: FakeSlack) -> int:
+    """Replies through `response_url`, and the private messages a reply falls back to when Slack
+    (here, its fake, in this busy process) does not take one there."""
+    return len(slack.responses) + len(slack.messages)
+
+
+async def _measure(world: World, slack: FakeSlack, commands: dict, dossiers: dict[str, str]) -> list[tuple[str, str, str]]:
+    load = f"load {os.getloadavg()[0]:.1f}"
+    servers = {"roombot": world.start(["-m", "bot", "serve"], extra=dossiers),
+               "twin": world.start(["bench/twin_app.py"], extra=dossiers),
+               "bare": world.start(["bench/bare_app.py", "aiohttp"], bare=True)}
+    processes = dict(zip(servers, world.processes, strict=True))
+    for name, base in servers.items():  # warm: Bolt's auth.test, each person's profile and token
+        for user, command, text in commands.values():
+            before, count = replies(slack), len(user.split(","))
+            await generate(base, 1, 1, slack.response_url(), "--burst", str(count), "--command", command, "--text", text,
+                           user=user)
+            if name != "bare":
+                try:
+                    await wait_for(lambda before=before, count=count: replies(slack) >= before + count, timeout=60)
+                except RuntimeError:
+                    raise RuntimeError(f"{name} answered {replies(slack) - before} of {count} {command} {text} "
+                                       "within 60 s") from None
+
+    cpu: dict[tuple[str, str], list[float]] = {}
+    acks: dict[str, list[dict]] = {name: [] for name in servers}
+    for round_ in range(ROUNDS):
+        step("twin", f"bursts of {CPU_BURST} of each command (roombot, twin), then of {REQUESTS} /room list (and the bare "
+                     f"app), round {round_ + 1} of {ROUNDS}")
+        for label, command in commands.items():
+            for name in ("roombot", "twin"):
+                _, per_command = await _burst(servers[name], processes[name], slack, command, wait=True, count=CPU_BURST)
+                cpu.setdefault((name, label), []).append(per_command * 1000)
+        for name in servers:
+            acks[name].append((await _burst(servers[name], processes[name], slack, commands["/room list"],
+                                            wait=name != "bare"))[0])
+
+    steady_runs: dict[str, list[dict]] = {"roombot": [], "twin": []}
+    for round_ in range(ROUNDS):
+        step("twin", f"roombot and twin at {COMPARE_RATE}/s for 10 s, round {round_ + 1} of {ROUNDS}")
+        for name in steady_runs:
+            before = len(slack.responses)
+            steady_runs[name].append(await generate(servers[name], COMPARE_RATE, 10, slack.response_url()))
+            await drained(slack, before + steady_runs[name][-1]["answered"], 30)
+    at_rate = {name: sorted(runs, key=lambda r: r["p99_ms"] or float("inf"))[ROUNDS // 2] for name, runs in steady_runs.items()}
+    capacity = {name: await highest_steady_rate(name, servers[name], slack, replies=True, suite="twin") for name in ("roombot", "twin")}
+
+    ideas: dict[str, list[float]] = {}
+    short: dict[str, list[int]] = {}  # replies missing after 10 s, per burst
+    twins = {"twin": (servers["twin"], processes["twin"])}
+    for idea in IDEAS:
+        base = world.start(["bench/twin_app.py"], extra={**dossiers, "TWIN_IDEAS": idea})
+        twins[idea] = (base, world.processes[-1])
+        before = len(slack.responses)
+        await generate(base, 5, 1, slack.response_url())
+        await wait_for(lambda before=before: len(slack.responses) >= before + 5, timeout=60)
+    for round_ in range(ROUNDS):
+        step("twin", f"the twin with each idea of issue 46 item 4, /room list bursts, round {round_ + 1} of {ROUNDS}")
+        for name, (base, process) in twins.items():
+            result, per_command = await _burst(base, process, slack, commands["/room list"], wait=False, count=CPU_BURST)
+            ideas.setdefault(name, []).append(per_command * 1000)
+            short.setdefault(name, []).append(CPU_BURST - result["replies"])
+    load += f" → {os.getloadavg()[0]:.1f}"
+
+    step("twin", "serve until /healthz answers, beside bare Bolt apps")
+    ready = ready_while_silent()
+    load += f" → {os.getloadavg()[0]:.1f}"
+
+    def median_cpu(name: str, label: str) -> float:
+        return statistics.median(cpu[(name, label)])
+
+    def median_ack(name: str, key: str = "p99_ms") -> float:
+        return statistics.median(result[key] for result in acks[name])
+
+    faster = min(ready["uvicorn"][0], ready["aiohttp"][0])
+    rows = [(f"CPU a command, ack to reply, {label} (bursts of {CPU_BURST} at concurrency {CONCURRENCY}, median of {ROUNDS}; "
+             f"{load} over the suite)",
+             f"roombot {median_cpu('roombot', label):.2f} ms",
+             f"twin {median_cpu('twin', label):.2f} ms: {median_cpu('roombot', label) / median_cpu('twin', label):.2f}× "
+             "(target ≤ 1.2×)") for label in commands]
+    rows += [
+        (f"ack p99 of /room list at {COMPARE_RATE}/s, open loop (median of {ROUNDS} × 10 s)",
+         f"roombot {ms(at_rate['roombot'])} (p50 {ms(at_rate['roombot'], 'p50_ms')})",
+         f"twin {ms(at_rate['twin'])} (p50 {ms(at_rate['twin'], 'p50_ms')}): "
+         f"{at_rate['roombot']['p99_ms'] / at_rate['twin']['p99_ms']:.2f}× (target ≤ 1.2×)"),
+        ("highest steady /room list rate, ack p99 < 500 ms, every reply within 10 s",
+         f"roombot {capacity['roombot'][0]}/s (p99 {ms(capacity['roombot'][1])})",
+         f"twin {capacity['twin'][0]}/s (p99 {ms(capacity['twin'][1])}) (target: at least the twin's)"),
+        (f"burst ack p99 of /room list, {REQUESTS} at concurrency {CONCURRENCY} (median of {ROUNDS})",
+         f"roombot {median_ack('roombot'):.0f} ms · twin {median_ack('twin'):.0f} ms",
+         f"bare Bolt (aiohttp, ack only) {median_ack('bare'):.0f} ms: {median_ack('roombot') / median_ack('bare'):.2f}× "
+         "(target ≤ 1.2×)"),
+        ("serve until /healthz answers 200 (median of 7 starts)", f"{ready['roombot'][0]:.2f} s",
+         f"bare Bolt listening: uvicorn {ready['uvicorn'][0]:.2f} s · aiohttp {ready['aiohttp'][0]:.2f} s: "
+         f"{ready['roombot'][0] / faster:.2f}× the faster (target ≤ 1.5×)"),
+    ]
+    plain = statistics.median(ideas["twin"])
+    rows += [(f"the twin with TWIN_IDEAS={idea}: CPU a /room list (median of {ROUNDS} alternated bursts)",
+              f"{statistics.median(ideas[idea]):.2f} ms (replies missing: {sum(short[idea])})",
+              f"the plain twin {plain:.2f} ms (replies missing: {sum(short['twin'])}): "
+              f"{statistics.median(ideas[idea]) / plain:.2f}×") for idea in IDEAS]
+    return rows

@@ -1,0 +1,175 @@
+"""The bot's twin: a bare Bolt `AsyncApp` on its aiohttp server doing, for `/room list`,
+`/room new` and `/dossier <n>`, the outside work the bot must do and nothing else.
+
+Each command: the ack; the request claimed once in Redis (`SET NX EX` on its trigger id); the
+person's e-mail (Redis, else `users.info`, then cached); for a room command their delegated token
+(Redis, else the room service's token endpoint, then cached) and one room-service call; for
+`/dossier` one read of the dossier's card and the check that the person is one of its group's
+instructeurs; then one reply with a few blocks on the request's `response_url` over a kept-alive
+connection. No configuration, translations, logs, metrics, validation models nor error words: what
+the bot spends beyond this is what `python -m bench twin` measures.
+
+`PORT=… REDIS_URL=… SLACK_API_URL=… MEET_API_URL=… MEET_CLIENT_ID=… MEET_CLIENT_SECRET=…
+DS_API_URL=… DS_API_TOKEN=… python bench/twin_app.py`. `TWIN_IDEAS` (comma-separated) turns on the
+ideas of issue 46 item 4, each measured against the plain twin: `pipeline` (the claim and both
+cached reads in one Redis round trip), `orjson` (bodies encoded and decoded with orjson), `lean`
+(Bolt's built-in middleware the twin does not need left out: SSL check, URL verification, self
+events, the authorization's `auth.test`)."""
+
+import json
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+import redis.asyncio as aioredis
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
+
+IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
+dumps: Callable[[object], bytes]
+loads: Callable[[bytes], Any]
+if "orjson" in IDEAS:
+    import orjson
+
+    dumps, loads = orjson.dumps, orjson.loads
+else:
+    dumps, loads = (lambda value: json.dumps(value).encode()), json.loads
+
+MEET = os.environ["MEET_API_URL"].rstrip("/")
+DS_URL, DS_TOKEN = os.environ.get("DS_API_URL", ""), os.environ.get("DS_API_TOKEN", "")
+CREDENTIALS = {"client_id": os.environ["MEET_CLIENT_ID"], "client_secret": os.environ["MEET_CLIENT_SECRET"],
+               "grant_type": "client_credentials"}
+CARD = """query getDossierCard($dossierNumber: Int!) {
+  dossier(number: $dossierNumber) { id number state demarche { number title }
+    groupeInstructeur { number label instructeurs { id email } } instructeurs { email } }
+}"""
+JSON = {"Content-Type": "application/json"}
+
+redis = aioredis.Redis.from_url(os.environ["REDIS_URL"])
+#: a pool of kept-alive connections per service, as the bot has (100 each, idle ones closed after 4 s)
+sessions: dict[str, aiohttp.ClientSession] = {}
+
+if "lean" in IDEAS:
+    async def authorize(**_: object) -> AuthorizeResult:
+        return AuthorizeResult(enterprise_id=None, team_id="T0TEAM", bot_token="xoxb-twin", bot_user_id="U0TWIN")
+
+    app = AsyncApp(client=AsyncWebClient(token="xoxb-twin", base_url=os.environ["SLACK_API_URL"]), authorize=authorize,
+                   signing_secret=os.environ["SLACK_SIGNING_SECRET"], ssl_check_enabled=False,
+                   url_verification_enabled=False, ignoring_self_events_enabled=False, request_verification_enabled=True,
+                   name="twin")
+else:
+    app = AsyncApp(client=AsyncWebClient(token="xoxb-twin", base_url=os.environ["SLACK_API_URL"]),
+                   signing_secret=os.environ["SLACK_SIGNING_SECRET"], name="twin")
+
+
+def session(service: str) -> aiohttp.ClientSession:
+    if service not in sessions:  # made on first use: aiohttp binds a session to the running event loop
+        sessions[service] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=100, keepalive_timeout=4.0),
+                                                  json_serialize=lambda value: dumps(value).decode())
+    return sessions[service]
+
+
+def person(body: dict) -> str:
+    """Whose profile and token: kept by Slack user, so that both can be read before the e-mail is known."""
+    return f"{body['team_id']}:{body['user_id']}"
+
+
+async def cached_reads(body: dict) -> tuple[bool, Any, Any]:
+    """The claim, the cached profile and (with `pipeline`) the cached token, read at once."""
+    claim = f"twin:once:command:{body['team_id']}:{body['trigger_id']}"
+    if "pipeline" in IDEAS:
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.set(claim, "1", nx=True, ex=600)
+            pipe.get(f"twin:profile:{person(body)}")
+            pipe.get(f"twin:token:{person(body)}")
+            claimed, profile, token = await pipe.execute()
+        return bool(claimed), profile, token
+    claimed = await redis.set(claim, "1", nx=True, ex=600)
+    return bool(claimed), await redis.get(f"twin:profile:{person(body)}"), None
+
+
+async def email_of(client: AsyncWebClient, body: dict, cached: Any) -> str:
+    if cached is not None:
+        return loads(cached)["email"]
+    user = (await client.users_info(user=body["user_id"], include_locale=True))["user"]
+    email = user["profile"]["email"]
+    await redis.set(f"twin:profile:{person(body)}", dumps({"email": email, "locale": user.get("locale")}), ex=600)
+    return email
+
+
+async def token_of(body: dict, email: str, cached: Any) -> str:
+    if cached is None:
+        cached = await redis.get(f"twin:token:{person(body)}")
+    if cached is not None:
+        return loads(cached)["token"]
+    async with session("rooms").post(f"{MEET}/application/token/", json={**CREDENTIALS, "scope": email}) as answer:
+        grant = loads(await answer.read())
+    await redis.set(f"twin:token:{person(body)}", dumps({"token": grant["access_token"]}), ex=grant["expires_in"] - 60)
+    return grant["access_token"]
+
+
+async def reply(body: dict, blocks: list[Block]) -> None:
+    said = blocks[0].text.text  # type: ignore[attr-defined]  # a section comes first
+    message = {"response_type": "ephemeral", "text": said, "blocks": [block.to_dict() for block in blocks]}
+    async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
+        await answer.read()
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@app.command("/room")
+async def room(ack, body: dict, client: AsyncWebClient) -> None:
+    await ack()
+    claimed, profile, cached_token = await cached_reads(body)
+    if not claimed:
+        return
+    email = await email_of(client, body, profile)
+    token = await token_of(body, email, cached_token)
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    if body.get("text", "").strip() == "new":
+        async with session("rooms").post(f"{MEET}/rooms/", data=b"{}", headers={**headers, **JSON}) as answer:
+            made = loads(await answer.read())
+        link = f"<{escape(made['url'])}|{escape(made['slug'])}>"
+        blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=f"Your room is ready: {link}")),
+                  ActionsBlock(elements=[ButtonElement(text="Join", url=made["url"], action_id="twin_join")]),
+                  ContextBlock(elements=[MarkdownTextObject(text=f"PIN {made.get('pin_code') or '—'}")])]
+    else:
+        async with session("rooms").get(f"{MEET}/rooms/", headers=headers) as answer:
+            page = loads(await answer.read())
+        lines = [f"• <{escape(r['url'])}|{escape(r['name'] or r['slug'])}>" for r in page["results"]] or ["You have no room yet."]
+        blocks = [SectionBlock(text=MarkdownTextObject(text="\n".join(lines)[:3000])),
+                  ContextBlock(elements=[MarkdownTextObject(text=f"{page['count']} room(s)")])]
+    await reply(body, blocks)
+
+
+@app.command("/dossier")
+async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
+    await ack()
+    claimed, profile, _ = await cached_reads(body)
+    if not claimed:
+        return
+    email = (await email_of(client, body, profile)).strip().lower()
+    number = int(re.sub(r"\D", "", body.get("text", "")) or 0)
+    query = {"query": CARD, "operationName": "getDossierCard", "variables": {"dossierNumber": number}}
+    async with session("dossiers").post(DS_URL, data=dumps(query), headers={**JSON, "Authorization": f"Bearer {DS_TOKEN}"}) as answer:
+        card = (loads(await answer.read()).get("data") or {}).get("dossier") or {}
+    group = (card.get("groupeInstructeur") or {}).get("instructeurs") or []
+    blocks: list[Block]
+    if not any(person["email"].strip().lower() == email for person in group):
+        blocks = [SectionBlock(text=MarkdownTextObject(text=f"No dossier {number} you may see."))]
+    else:
+        blocks = [SectionBlock(text=MarkdownTextObject(text=f"*Dossier {card['number']}* · {escape(card['demarche']['title'])}")),
+                  ContextBlock(elements=[MarkdownTextObject(text=f"{card['state']} · {escape(card['groupeInstructeur']['label'])}")]),
+                  ActionsBlock(elements=[ButtonElement(text="Open", url=f"https://ds.example/dossiers/{card['number']}",
+                                                       action_id="twin_open")])]
+    await reply(body, blocks)
+
+
+if __name__ == "__main__":
+    app.start(port=int(os.environ["PORT"]), path="/slack/events", host="127.0.0.1")
