@@ -1,20 +1,19 @@
-"""`/digest subscribe|unsubscribe|list|now|help`, typed in the channel it concerns.
+"""`/digest subscribe` and `/digest unsubscribe`: a person changes what their channel follows.
 
-Subscriptions live in Redis; the operator's own (DIGEST_CHANNEL, DIGEST_DEMARCHES) is shown but
-not changed from Slack. A démarche's figures are for the people who work on it: a channel is
-subscribed to a démarche only by one of its administrators or instructeurs (by the e-mail of their
-Slack profile), when DIGEST_ALLOWED_DEMARCHES allows it, in a channel the bot can post in. Who set
-each démarche up is kept: only they, or someone entitled to the démarche, can stop it, and every
-change is announced in the channel. `help` and `list` need nobody's profile.
+A démarche's figures are for the people who work on it: a channel is subscribed to a démarche only by
+one of its administrators or instructeurs (by the e-mail of their Slack profile, read again now), when
+DIGEST_ALLOWED_DEMARCHES allows it, in a channel the bot can post in. Who set each démarche up is kept:
+only they, or someone entitled to the démarche, can stop it. Every change is announced in the channel,
+with who made it, so that nobody's digest changes unseen. Subscriptions live in Redis; the operator's
+own (DIGEST_CHANNEL, DIGEST_DEMARCHES) is not changed from Slack.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -24,130 +23,19 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, Dossier
 from clients.dossiers.subscriptions import Followed, Subscription
 from domain.dossiers.schedule import first_day, next_due
 from handlers.blocks import Message, plain
-from handlers.core import grammar, slack_refusals
-from handlers.core.numbers import number_words
-from handlers.dedupe import first_delivery
+from handlers.core import slack_refusals
 from handlers.digest.job import DigestJob
 from handlers.digest.messages import named_demarches, named_labels
 from handlers.digest.post import DigestNotPosted
+from handlers.digest.request import Request, Where
 from handlers.error_replies import dossier_reason
-from handlers.i18n import Mrkdwn, clock, counted, day_at, quoted, text, zone_words
-from handlers.on_behalf import Asker, reply_for
-from handlers.services import Services
+from handlers.i18n import Mrkdwn, clock, counted, day_at, text, zone_words
 
 #: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
 NOW_PER_DAY = 3
 
 
-@dataclass(frozen=True)
-class Request:
-    verb: str  # subscribe | unsubscribe | list | now | help | unknown
-    numbers: tuple[int, ...] = ()
-    at: dt.time | None = None
-    force: bool = False
-    problem: tuple[str, dict[str, str]] | None = None  # catalog key and values when the text is wrong
-    not_numbers: tuple[str, ...] = ()  # words among the numbers that are none: reported, the rest still done
-    group: int | None = None  # `subscribe <n> group <g>`: that groupe instructeur's dossiers only
-
-
-VERBS = ("subscribe", "unsubscribe", "list", "now", "help")
-
-
-def parse(command_text: str) -> Request:
-    typed = grammar.command(command_text)
-    verb, rest = typed.verb, typed.words
-    if verb in ("subscribe", "unsubscribe"):
-        return _numbers(verb, rest)
-    if verb == "list" and not rest:
-        return Request("list")
-    if verb == "now" and rest in ([], ["force"]):
-        return Request("now", force=bool(rest))
-    if verb == "help" and not rest:
-        return Request("help")
-    return Request("unknown", problem=grammar.unknown("/digest", command_text, VERBS, "digest_cmd.unknown_words"))
-
-
-def _numbers(verb: str, words: list[str]) -> Request:
-    """`subscribe|unsubscribe <démarche> …`; `subscribe` also takes `at <hour>` (read as /room reads it:
-    `at 08:30`, `à 8h30`, `at 8:30am`) and `group <n>`, and the numbers as `/digest list` shows them."""
-    at, group = None, None
-    if verb == "subscribe":
-        hour = grammar.marked_time(words)
-        if isinstance(hour, grammar.NotRead):
-            return Request(verb, problem=("digest_cmd.bad_time", {"time": quoted(hour.words, 20)}))
-        at, words = hour
-    words = number_words(words)  # `les démarches n° 101 et n° 102`, as `/digest list` shows them
-    if verb == "subscribe":
-        found = grammar.marked_number(words, "typed.group", 9)
-        if isinstance(found, grammar.NotRead):
-            return Request(verb, problem=("digest_cmd.bad_group", {"words": quoted(found.words, 20)}))
-        group, words = found
-    numbers = grammar.numbers(words, 9)
-    if not numbers.numbers and not numbers.others:
-        return Request(verb, problem=("digest_cmd.no_numbers", {}))
-    if group is not None and len(numbers.numbers) != 1:
-        return Request(verb, problem=("digest_cmd.group_one", {}))
-    return Request(verb, numbers.numbers, at, not_numbers=numbers.others, group=group)
-
-
-@dataclass(frozen=True)
-class Where:
-    """The conversation a `/digest` was typed in, and who typed it."""
-
-    channel: str
-    user: str
-    email: str
-    lang: str
-    team: str  # the workspace: a channel's subscriptions are its workspace's
-    account: DossierAccount  # the token that reads for it
-
-
-def register(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
-    """`digests`: the digest job, when a dossier-service token is configured."""
-    async def digest_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
-        await ack()
-        if not await first_delivery(services, command):
-            return
-        request = parse(command.get("text", ""))
-        asker = Asker(command["team_id"], command["user_id"])
-        channel = str(command.get("channel_id", ""))[:30]
-        private_chat = str(command.get("channel_name", "")) == "directmessage" or str(command.get("channel_name", "")).startswith("mpdm-")
-
-        async def work(email: str, lang: str) -> Message | None:
-            if digests is None:
-                return plain(text(lang, "digest_cmd.off"))
-            if request.problem is not None or request.verb == "help":
-                return _help(lang, digests, request)
-            account = await digests.account(asker.team_id, command.get("enterprise_id") or None)
-            if account is None:  # nothing is read for this workspace with a token given for others
-                return plain(text(lang, "digest_cmd.no_token_here"))
-            if request.verb == "list":
-                return await _list(digests, account, asker.team_id, channel, lang)
-            if private_chat:  # a digest is a team's: a DM has no team to post it to
-                return plain(text(lang, "digest_cmd.not_in_dm"))
-            where = Where(channel, asker.user_id, email, lang, asker.team_id, account)
-            if request.verb == "subscribe":
-                return await _subscribe(client, digests, where, request)
-            if request.verb == "unsubscribe":
-                return await _unsubscribe(client, digests, where, request)
-            return await _now(digests, where, request.force, respond)
-
-        needs_profile = request.verb in ("subscribe", "unsubscribe") and request.problem is None
-        await reply_for(services, client, respond, asker, name=f"digest_{request.verb}", work=work, needs_email=needs_profile,
-                        needs_profile=needs_profile)
-
-    app.command("/digest")(digest_command)
-
-
-def _help(lang: str, digests: DigestJob, request: Request) -> Message:
-    usage = text(lang, "digest_cmd.help", time=clock(lang, digests.following.default_time), zone=zone_words(lang, digests.following.zone))
-    if request.problem is None:
-        return plain(usage)
-    key, values = request.problem
-    return plain(text(lang, key, **values) + "\n" + usage)
-
-
-async def _subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
+async def subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
     """Follows every démarche this person may have followed here; one answer says what was done and,
     for each word or number that was not, why. The channel hears of every change, and who made it."""
     lang = where.lang
@@ -272,7 +160,7 @@ async def _not_theirs(digests: DigestJob, subscription: Subscription, where: Whe
     return tuple([f.demarche for f in subscription.follows if not await _entitled(digests, f.demarche, f.group, where)])
 
 
-async def _unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
+async def unsubscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
     lang = where.lang
     current = await digests.subscriptions.get(where.team, where.channel)
     refused = [text(lang, "digest_cmd.not_a_number", word=word) for word in request.not_numbers]
@@ -329,7 +217,7 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
                     "announcing a digest change in its channel")
 
 
-async def _list(digests: DigestJob, account: DossierAccount, team: str, channel: str, lang: str) -> Message:
+async def list_here(digests: DigestJob, account: DossierAccount, team: str, channel: str, lang: str) -> Message:
     lines = []
     mine = await digests.subscriptions.get(team, channel)
     if mine is not None:
@@ -359,7 +247,7 @@ async def _group_label(digests: DigestJob, account: DossierAccount, followed: Fo
     return label or f"n° {followed.group}"
 
 
-async def _now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
+async def post_now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
     lang = where.lang
     subscription = await digests.subscriptions.get(where.team, where.channel)
     operators = digests.following.operators
