@@ -18,8 +18,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from handlers.blocks import Message, plain
 from handlers.dedupe import first_delivery
 from handlers.digest.job import DigestJob
+from handlers.digest.listing import list_here
+from handlers.digest.now import post_now
 from handlers.digest.request import Request, Where, parse
-from handlers.digest.subscribing import list_here, post_now, subscribe, unsubscribe
+from handlers.digest.subscribing import subscribe, unsubscribe
 from handlers.i18n import clock, text, zone_words
 from handlers.on_behalf import Asker, reply_for
 from handlers.services import Services

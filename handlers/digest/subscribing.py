@@ -1,7 +1,7 @@
 """`/digest subscribe` and `/digest unsubscribe`: a person changes what their channel follows.
 
 A démarche's figures are for the people who work on it: a channel is subscribed to a démarche only by
-one of its administrators or instructeurs (by the e-mail of their Slack profile, read again now), when
+one of its administrators or instructeurs (by the e-mail of their Slack profile), when
 DIGEST_ALLOWED_DEMARCHES allows it, in a channel the bot can post in. Who set each démarche up is kept:
 only they, or someone entitled to the démarche, can stop it. Every change is announced in the channel,
 with who made it, so that nobody's digest changes unseen. Subscriptions live in Redis; the operator's
@@ -14,25 +14,19 @@ import datetime as dt
 from dataclasses import replace
 from typing import Any
 
-from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from clients.dossiers.accounts import DossierAccount
-from clients.dossiers.digest_store import Outcome
 from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound, DossierServiceError
 from clients.dossiers.subscriptions import Followed, Subscription
-from domain.dossiers.schedule import first_day, next_due
+from domain.dossiers.schedule import first_day
 from handlers.blocks import Message, plain
 from handlers.core import slack_refusals
 from handlers.digest.job import DigestJob
+from handlers.digest.listing import group_label, next_run
 from handlers.digest.messages import named_demarches, named_labels
-from handlers.digest.post import DigestNotPosted
 from handlers.digest.request import Request, Where
 from handlers.error_replies import dossier_reason
-from handlers.i18n import Mrkdwn, clock, counted, day_at, text, zone_words
-
-#: `/digest now` a person may ask for in a day: each can cost a walk of every démarche followed.
-NOW_PER_DAY = 3
+from handlers.i18n import Mrkdwn, clock, counted, text, zone_words
 
 
 async def subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, request: Request) -> Message:
@@ -61,7 +55,7 @@ async def subscribe(client: AsyncWebClient, digests: DigestJob, where: Where, re
     await digests.subscriptions.save(subscription)
     await _announce(client, where, await _follow_news(digests, where, request, accepted, at, current if changed_hour else None))
     done = text(lang, "digest_cmd.subscribed", demarches=named_demarches(lang, subscription.demarches, of=True), time=clock(lang, at),
-                zone=zone_words(lang, digests.following.zone), next=await _next_run(digests, subscription, lang))
+                zone=zone_words(lang, digests.following.zone), next=await next_run(digests, subscription, lang))
     return plain("\n".join([done, *refused]))
 
 
@@ -106,7 +100,7 @@ async def _follow_news(digests: DigestJob, where: Where, request: Request, accep
     if accepted:
         followed = [f"n° {number}" for number in accepted]
         if request.group is not None:  # the channel hears which group, as `/digest list` shows it
-            label = await _group_label(digests, where.account, Followed(accepted[0], group=request.group))
+            label = await group_label(digests, where.account, Followed(accepted[0], group=request.group))
             followed[0] += " " + text(lang, "digest_cmd.group", group=label)
         lines.append(text(lang, "digest_cmd.announce_follow", person=person, demarches=named_labels(lang, followed, of=True),
                           time=clock(lang, at), zone=zone))
@@ -217,63 +211,6 @@ async def _announce(client: AsyncWebClient, where: Where, lines: list[str]) -> N
                     "announcing a digest change in its channel")
 
 
-async def list_here(digests: DigestJob, account: DossierAccount, team: str, channel: str, lang: str) -> Message:
-    lines = []
-    mine = await digests.subscriptions.get(team, channel)
-    if mine is not None:
-        entries = []
-        for f in mine.follows:
-            group = " " + text(lang, "digest_cmd.group", group=await _group_label(digests, account, f)) if f.group is not None else ""
-            setter = f" ({text(lang, 'digest_cmd.set_up_by', person=Mrkdwn(f'<@{f.by}>'))})" if f.by else ""
-            lapsed = f" ({text(lang, 'digest_cmd.lapsed_entry')})" if f.lapsed else ""
-            entries.append(f"n° {f.demarche}{group}{setter}{lapsed}")
-        lines.append(text(lang, "digest_cmd.list", demarches=named_labels(lang, entries), time=clock(lang, mine.at),
-                          zone=zone_words(lang, digests.following.zone), next=await _next_run(digests, mine, lang)))
-        if mine.paused:
-            lines.append(text(lang, "digest_cmd.paused", reason=slack_refusals.reason(lang, mine.paused)))
-    operators = digests.following.operators
-    if operators is not None and operators.channel == channel:
-        lines.append(text(lang, "digest_cmd.operators", demarches=named_demarches(lang, operators.demarches),
-                          time=clock(lang, operators.at), zone=zone_words(lang, digests.following.zone)))
-    return plain("\n".join(lines) or text(lang, "digest_cmd.none"))
-
-
-async def _group_label(digests: DigestJob, account: DossierAccount, followed: Followed) -> str:
-    """A followed group by its label, as the service names it (its number when that cannot be read)."""
-    try:
-        label = (await digests.counting.membership(followed.demarche, account)).groups.get(followed.group or 0, ("", frozenset()))[0]
-    except DossierServiceError:
-        label = ""
-    return label or f"n° {followed.group}"
-
-
-async def post_now(digests: DigestJob, where: Where, force: bool, respond: AsyncRespond) -> Message:
-    lang = where.lang
-    subscription = await digests.subscriptions.get(where.team, where.channel)
-    operators = digests.following.operators
-    if subscription is None and operators is not None and operators.channel == where.channel:
-        subscription = operators
-    if subscription is None:
-        return plain(text(lang, "digest_cmd.nothing_to_post"))
-    day = dt.datetime.now(digests.following.zone).date()
-    first_asker = await digests.following.asked_by(day, subscription.place, where.user)
-    if force and first_asker != where.user:
-        return plain(text(lang, "digest_cmd.force_refused"))
-    if await digests.following.asked_today(day, where.user) > NOW_PER_DAY:
-        return plain(text(lang, "digest_cmd.now_limit", most=NOW_PER_DAY))
-    if not force and await digests.store.is_posted(day, subscription.place):  # said at once, not after "counting…"
-        return plain(text(lang, "digest_cmd.already"))
-    await respond(**plain(text(lang, "digest_cmd.started")).payload(response_type="ephemeral"))
-    try:
-        outcome = await digests.run(day, subscription=subscription, force=force)
-    except DigestNotPosted as error:
-        return plain(text(lang, "digest_cmd.not_posted", reason=str(error)))
-    key = {Outcome.POSTED: "digest_cmd.posted", Outcome.ALREADY_POSTED: "digest_cmd.already", Outcome.BUSY: "digest_cmd.busy",
-           Outcome.PAUSED: "digest_cmd.refused_here", Outcome.NO_TOKEN: "digest_cmd.no_token_here",
-           Outcome.LAPSED: "digest_cmd.lapsed_now"}
-    return plain(text(lang, key[outcome]))
-
-
 async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Message | None:
     """A private conversation the bot is not in cannot get a digest (public ones can: chat:write.public)."""
     # refused (channel_not_found): a private conversation the bot is not in
@@ -289,14 +226,3 @@ async def _cannot_post(client: AsyncWebClient, channel: str, lang: str) -> Messa
 
 def _person(lang: str, user: str) -> Mrkdwn:
     return Mrkdwn(f"<@{user}>") if user else Mrkdwn(text(lang, "digest_cmd.someone_else"))  # set up before setters were kept
-
-
-async def _next_run(digests: DigestJob, subscription: Subscription, lang: str) -> str:
-    """When the scheduler will post next, by the rules it follows (domain/dossiers/schedule.py)."""
-    now = dt.datetime.now(dt.UTC)
-    zone = digests.following.zone
-    today = now.astimezone(zone).date()
-    due = next_due(now, subscription.at, zone, subscription.since, await digests.store.is_posted(today, subscription.place))
-    if due is None:
-        return text(lang, "digest_cmd.next_now")
-    return day_at(lang, due)
