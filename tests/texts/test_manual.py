@@ -13,7 +13,7 @@ import yaml
 from bot.config import Settings
 from clients.rooms.service import OPTIONAL_SCOPES as ROOM_OPTIONAL_SCOPES
 from clients.rooms.service import REQUIRED_SCOPES as ROOM_SCOPES
-from handlers.digest.command import VERBS as DIGEST_VERBS
+from handlers.digest.request import VERBS as DIGEST_VERBS
 from handlers.i18n import LANGUAGES, catalog
 from handlers.rooms.command import VERBS as ROOM_VERBS
 from tests.conftest import ROOT

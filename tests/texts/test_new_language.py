@@ -52,7 +52,7 @@ def test_a_new_language_is_one_catalog_folder(tmp_path: Path, redis_url: str, re
         "from bot.config import Settings",
         "from bot.commands.console_slack import slack_locale",
         "from handlers.core.when import read",
-        "from handlers.digest.command import parse",
+        "from handlers.digest.request import parse",
         "from handlers.i18n import LANGUAGES, language_for, text",
         f"print(sorted(LANGUAGES), Settings(_env_file=None, default_language='{NEW}').default_language)",
         f"print(language_for(slack_locale('{NEW}'), 'en'), parse('subscribe 101 um 08:30').at)",

@@ -15,8 +15,8 @@ from clients.rooms.models import AccessLevel
 from handlers.core import when
 from handlers.core.dossier_links import read_dossier_link
 from handlers.desk.command import parse as parse_dossier
-from handlers.digest.command import parse as parse_digest
 from handlers.digest.messages import named_demarches
+from handlers.digest.request import parse as parse_digest
 from handlers.i18n import LANGUAGES, catalog, text, typed
 from handlers.rooms.command import List, New
 from handlers.rooms.command import parse as parse_room
