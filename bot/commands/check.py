@@ -365,7 +365,7 @@ async def _inference(settings: Settings, redis: aioredis.Redis) -> Result:
                 listed = ", ".join(name for model in models[:8] for name in model.names[:2])
                 return Result("inference service", False, f"no model {settings.albert_model!r} (it has {listed}): set ALBERT_MODEL")
             await ai.service.complete([{"role": "user", "content": "ok"}], max_tokens=1)
-            await ai.service.list_keys(limit=1)  # the master key chats, but owns no keys: the bot could never rotate
+            await ai.service.api_keys.all(limit=1)  # the master key chats, but owns no keys: the bot could never rotate
         except InferenceError as error:
             return Result("inference service", False, advice.inference(error, settings))
         buts = []  # each warning of the line, none hiding another
