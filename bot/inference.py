@@ -13,9 +13,10 @@ import redis.asyncio as aioredis
 
 from bot import operator_advice as advice
 from bot.config import Settings
+from clients.inference.api_keys import ApiKey
 from clients.inference.errors import InferenceError, InferenceRefused
 from clients.inference.key_store import ActiveKey, KeyStore
-from clients.inference.service import ApiKey, InferenceService
+from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -64,27 +65,27 @@ async def rotate(ai: Inference, *, expires_in_days: int, today: dt.date | None =
     expires = int((dt.datetime.now(dt.UTC) + dt.timedelta(days=expires_in_days)).timestamp()) if expires_in_days else None
     capped = None
     try:
-        new = await ai.service.create_key(name, expires)
+        new = await ai.service.api_keys.create(name, expires)
     except InferenceRefused as error:
         capped = _cap(error.detail)
         if capped is None:
             raise
         log.warning("the inference service allows keys of %d days at most; creating one of that lifetime", capped)
-        new = await ai.service.create_key(name, None)  # capped by the server, and read back
+        new = await ai.service.api_keys.create(name, None)  # capped by the server, and read back
     assert new.secret is not None
     try:
         await ai.service.models(key=new.secret)
     except InferenceError:
         log.error("the new key %s does not work; revoking it and keeping the current one", new.id)
-        await ai.service.revoke_key(new.id)
+        await ai.service.api_keys.revoke(new.id)
         raise
     previous = await ai.keys.activate(new)
     if previous is not None and str(previous.id) != str(new.id):
-        await ai.service.revoke_key(previous.id)
+        await ai.service.api_keys.revoke(previous.id)
     revoked = []
     for key_id in await ai.keys.forgotten():
         try:
-            await ai.service.revoke_key(key_id)
+            await ai.service.api_keys.revoke(key_id)
             revoked.append(key_id)
         except InferenceRefused:  # gone already (revoked by hand, or expired and hidden)
             pass

@@ -10,8 +10,8 @@ from bot.commands.tables import clean, print_table
 from bot.config import Settings
 from bot.inference import inference, rotate
 from bot.redis_server import open_redis
+from clients.inference.api_keys import ApiKey
 from clients.inference.errors import InferenceError
-from clients.inference.service import ApiKey
 
 
 async def run_keys_command(settings: Settings, action: str, *, expires_in_days: int) -> int:
@@ -20,7 +20,7 @@ async def run_keys_command(settings: Settings, action: str, *, expires_in_days: 
             if action == "list":
                 active = await ai.keys.active()
                 bootstrap = settings.albert_api_key.get_secret_value() if settings.albert_api_key else ""
-                _print_keys(await ai.service.list_keys(), active.id if active else None, bootstrap)
+                _print_keys(await ai.service.api_keys.all(), active.id if active else None, bootstrap)
                 return 0
             rotation = await rotate(ai, expires_in_days=expires_in_days)
     except InferenceError as error:

@@ -19,8 +19,8 @@ import redis.asyncio as aioredis
 from pydantic import SecretStr
 from redis.exceptions import RedisError
 
+from clients.inference.api_keys import ApiKey
 from clients.inference.errors import AccountRefused, KeyRejected
-from clients.inference.service import ApiKey
 from clients.redis_keys import key
 from clients.secret_box import SecretBox
 from clients.storage import DROP_IF_SAME, as_text, degraded

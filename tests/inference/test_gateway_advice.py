@@ -69,7 +69,7 @@ async def test_the_digests_no_ai_line_log_says_what_to_do(albert: FakeAlbert, re
         await rotate(ai, expires_in_days=30)  # the bot's key, ALBERT_API_KEY its fallback
     setup(albert)
     async with inference(settings_for(albert.url), redis) as ai:
-        ai.service._policy = replace(ai.service._policy, sleep=_no_wait)  # the retries, without their waits
+        ai.service.gateway.policy = replace(ai.service.gateway.policy, sleep=_no_wait)  # the retries, without their waits
         with caplog.at_level(logging.INFO):
             assert await summary_sentence(ai.service, "Say what changed.", LINES) is None
     [line] = [r for r in caplog.records if r.getMessage().startswith("no AI line in the digest")]

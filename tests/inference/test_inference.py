@@ -18,6 +18,7 @@ from bot.commands.keys import mask
 from bot.config import Settings
 from bot.demo.albert import BOOTSTRAP, MASTER, FakeAlbert
 from bot.inference import ExpiryWatch, Inference, Rotation, joined, rotate
+from clients.inference.api_keys import ApiKey
 from clients.inference.errors import (
     AccountRefused,
     InferenceError,
@@ -30,7 +31,7 @@ from clients.inference.errors import (
     QuotaExhausted,
 )
 from clients.inference.key_store import ActiveKey, KeyStore
-from clients.inference.service import ApiKey, InferenceService
+from clients.inference.service import InferenceService
 from clients.retry import RetryPolicy
 from tests.conftest import ROOT
 
@@ -136,14 +137,14 @@ async def test_key_routes_of_every_generation(service, albert: FakeAlbert, gener
     for index in range(4):
         albert._add_key(f"extra-{index}", f"sk-extra-secret-number-{index}-padding", None)
     expires = int(dt.datetime.now(dt.UTC).timestamp()) + 86400
-    created = await service.create_key("roombot-test", expires)
+    created = await service.api_keys.create("roombot-test", expires)
     assert created.secret is not None and created.secret.get_secret_value().startswith("sk-")
-    listed = await service.list_keys(limit=2)  # pages of 2: with or without `total`
+    listed = await service.api_keys.all(limit=2)  # pages of 2: with or without `total`
     assert [k.name for k in listed] == ["operator", "extra-0", "extra-1", "extra-2", "extra-3", "roombot-test"]
     assert all("..." in k.secret.get_secret_value() for k in listed if k.secret)  # masked by the service
-    fetched = await service.get_key(created.id)
+    fetched = await service.api_keys.get(created.id)
     assert fetched.name == "roombot-test" and fetched.expires == expires
-    await service.revoke_key(created.id)
+    await service.api_keys.revoke(created.id)
     assert albert.keys[int(created.id)]["revoked"] is True
     assert albert.route in {path for _, path, _ in albert.calls}
 
@@ -178,7 +179,7 @@ async def test_a_new_key_that_does_not_work_is_revoked_and_the_old_one_kept(albe
 
 async def test_expiry_warning_once_a_day_within_seven_days(albert: FakeAlbert, redis, caplog):
     keys = KeyStore(redis, SecretStr(BOOTSTRAP))
-    from clients.inference.service import ApiKey
+    from clients.inference.api_keys import ApiKey
 
     soon = int(dt.datetime.now(dt.UTC).timestamp()) + 3 * 86400
     await keys.activate(ApiKey(id=7, name="roombot-2026-08-24", secret=SecretStr("sk-x" * 10), expires=soon))
@@ -207,7 +208,7 @@ async def test_a_revoked_rotated_key_falls_back_to_the_bootstrap_key(albert: Fak
     said = [r.getMessage() for r in caplog.records if "refused the bot's key" in r.getMessage()]
     assert len(said) == 1 and "ALBERT_API_KEY" in said[0] and "keys rotate" in said[0]
     assert new.secret.get_secret_value() not in caplog.text
-    assert next(k.name for k in await ai.service.list_keys()) == "operator"  # `keys list` keeps working
+    assert next(k.name for k in await ai.service.api_keys.all()) == "operator"  # `keys list` keeps working
     second, previous = _pair(await rotate(ai, expires_in_days=30))  # and so does `keys rotate`
     assert previous is None and (await ai.keys.current()).get_secret_value() == second.secret.get_secret_value()
     await ai.service.aclose()
@@ -258,7 +259,7 @@ async def test_an_unreachable_service_and_a_refusal_are_told_apart(albert: FakeA
     refused = InferenceService(albert.url, key, model="no-such-model", policy=RetryPolicy(sleep=sleeps))
     albert.faults = []
     with pytest.raises(InferenceRefused):
-        await refused.get_key(999_999)
+        await refused.api_keys.get(999_999)
     await refused.aclose()
 
 
@@ -269,7 +270,7 @@ async def test_the_master_key_on_key_routes_is_explained(albert: FakeAlbert, sle
     service = InferenceService(albert.url, master, model="albert-small", policy=RetryPolicy(sleep=sleeps))
     assert await service.complete(MESSAGES) == albert.reply  # it may chat...
     with pytest.raises(NotAUserKey) as raised:
-        await service.list_keys()  # ...but owns no keys
+        await service.api_keys.all()  # ...but owns no keys
     assert "master key" in explain(raised.value, albert.url)
     await service.aclose()
 

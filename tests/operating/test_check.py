@@ -140,7 +140,7 @@ def test_the_applications_scopes_are_checked_with_a_persons_token(configured, ca
 def test_an_optional_scope_lacking_is_a_warning_naming_the_command_it_serves(configured, capsys, meet: FakeMeet, monkeypatch):
     """A verb whose call not every room service routes yet (OPTIONAL_SCOPES): its scope missing
     leaves every deployment working, so `check` warns instead of failing."""
-    monkeypatch.setattr("bot.commands.check.ROOM_OPTIONAL_SCOPES", {"rooms:delete": "/room delete"})
+    monkeypatch.setattr("bot.commands.checks.rooms.ROOM_OPTIONAL_SCOPES", {"rooms:delete": "/room delete"})
     meet.app_config.scopes = "rooms:list rooms:retrieve rooms:create"  # what the service grants today
     code, lines = check(capsys, "--as", "alice@example.gouv.fr")
     line = part(lines, "room service")
