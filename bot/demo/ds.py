@@ -132,7 +132,7 @@ class FakeDS:
             counts[dossier.state] += 1
         return counts
 
-
+    # --- what the request's token reads (the resolvers and the acts ask) -------------------
     def current_token(self) -> str:
         return request_token(TOKEN)
 

@@ -39,7 +39,8 @@ _TOKEN: contextvars.ContextVar[str | None] = contextvars.ContextVar("token", def
 
 def request_token(default: str) -> str:
     """The token of the request being answered (`default` outside one)."""
-    return _TOKEN.get() or default
+    token = _TOKEN.get()
+    return default if token is None else token
 
 
 class Gated(Protocol):
