@@ -23,6 +23,12 @@ from graphql import GraphQLError
 from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
 
 
+class Nodes(Protocol):
+    """How a dossier reads in an act's answer (bot.demo.ds_graph.Graph)."""
+
+    def node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]: ...
+
+
 class Service(Protocol):
     """The stand-in's side the acts need (bot.demo.ds.FakeDS)."""
 
@@ -36,7 +42,8 @@ class Service(Protocol):
 
     def change(self, number: int, dossier_number: int, state: str) -> None: ...
 
-    def node(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]: ...
+    @property
+    def graph(self) -> Nodes: ...
 
 CONTACT = "contact@demarche.numerique.gouv.fr"
 DISPLAY = {"brouillon": "brouillon", "en_construction": "en construction", "en_instruction": "en instruction",
@@ -92,7 +99,7 @@ class Acts:
         self.late = 2.0  # how late a late answer comes, in seconds
         self._late_after = False
 
-    # --- failing around an act (the HTTP side, bot.demo.ds, asks) ----------------------
+    # --- failing around an act (the HTTP side, bot.demo.ds_http, asks) ----------------------
     def refused_unread(self, body: dict[str, Any]) -> bool:
         """Whether this request is a mutation refused with 429 before the service reads it (`429`)."""
         if self.failures and self.failures[0] == "429" and _mutation(body):
@@ -165,7 +172,7 @@ class Acts:
         if name == "dossierBasculeSuivi":
             (dossier.followers.add if given.get("follow", True) else dossier.followers.discard)(email.lower())
             dossier.updated = self.ds.now
-            return {"dossier": self.ds.node(demarche, dossier), "instructeur": self.person(email), "errors": None}
+            return {"dossier": self.ds.graph.node(demarche, dossier), "instructeur": self.person(email), "errors": None}
         return self._message(demarche, dossier, email, given)
 
     def _transition(self, name: str, demarche: FakeDemarche, dossier: FakeDossier, email: str,
@@ -185,7 +192,7 @@ class Acts:
             self.write(demarche, dossier, CONTACT, f"<p>[Votre dossier nº {dossier.number} est {DISPLAY[state]}]</p>")
         if name == "dossierPasserEnInstruction":
             dossier.followers.add(email.lower())
-        return {"dossier": self.ds.node(demarche, dossier), "errors": None}
+        return {"dossier": self.ds.graph.node(demarche, dossier), "errors": None}
 
     def _message(self, demarche: FakeDemarche, dossier: FakeDossier, email: str, given: dict[str, Any]) -> dict[str, Any]:
         if not given.get("body", "").strip():

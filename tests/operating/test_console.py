@@ -15,7 +15,8 @@ import time
 import pytest
 
 from bot.cli import main
-from bot.commands.console_slack import Directory, Person, readable, slack_locale
+from bot.commands.console_directory import Directory, Person, slack_locale
+from bot.commands.console_screen import readable
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from handlers.i18n import LANGUAGES, language_for

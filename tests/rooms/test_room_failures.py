@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from bot.demo.meet import ALL_SCOPES, Application, FakeMeet, Fault
+from bot.demo.meet import FakeMeet, Fault
+from bot.demo.meet_tokens import ALL_SCOPES, Application
 from clients.redis_keys import key as redis_key
 from clients.rooms import user_rooms
 from tests.conftest import start_bot, text_of

@@ -50,7 +50,7 @@ def test_a_new_language_is_one_catalog_folder(tmp_path: Path, redis_url: str, re
         env.pop(name, None)
     probe = subprocess.run([sys.executable, "-c", "\n".join([
         "from bot.config import Settings",
-        "from bot.commands.console_slack import slack_locale",
+        "from bot.commands.console_directory import slack_locale",
         "from handlers.core.when import read",
         "from handlers.digest.request import parse",
         "from handlers.i18n import LANGUAGES, language_for, text",
