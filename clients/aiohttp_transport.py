@@ -16,6 +16,10 @@ may be retried; a connection lost or a malformed answer after sending (`ReadErro
 A proxy in the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`) is read once, when the pool
 opens, not for every call as aiohttp's `trust_env` does (a trip to a thread and a read of
 `~/.netrc` each time: 5 % of the bot's CPU under load).
+
+The dossier service's calls go through it too (`/dossier <n>`: 7.4 ms of CPU a command through
+httpx's pool, half of it httpcore's scans; see docs/benchmarks.md). Its answers are read up to a
+bound (`max_answer_bytes`): past it, `AnswerTooLarge`, and the rest is never read.
 """
 
 from __future__ import annotations
@@ -35,12 +39,17 @@ from clients import tls
 KEEPALIVE = 4.0
 
 
+class AnswerTooLarge(Exception):
+    """An answer longer than the transport's `max_answer_bytes`; not a transport error, so not retried."""
+
+
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """At most `connections` connections, kept alive `KEEPALIVE` seconds; a call waits for a free
     one without a time limit of its own (the retry policy's budget bounds the whole call)."""
 
-    def __init__(self, connections: int = 100) -> None:
+    def __init__(self, connections: int = 100, *, max_answer_bytes: int | None = None) -> None:
         self._connections = connections
+        self._max_answer = max_answer_bytes
         self._session: aiohttp.ClientSession | None = None
         self._proxy_for = _proxy_router(urllib.request.getproxies())
 
@@ -61,7 +70,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 data=body or None, allow_redirects=False, timeout=limits,
                 proxy=self._proxy_for(request.url.scheme, request.url.host),
             ) as answer:
-                content = await answer.read()
+                content = await (answer.read() if self._max_answer is None else self._read_bounded(answer))
         except aiohttp.ConnectionTimeoutError as error:
             raise httpx.ConnectTimeout(str(error), request=request) from error
         except aiohttp.ClientConnectorError as error:
@@ -74,6 +83,17 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             raise httpx.ReadError(str(error) or type(error).__name__, request=request) from error
         return httpx.Response(answer.status, headers=list(answer.raw_headers), stream=httpx.ByteStream(content),
                               request=request, extensions={"http_version": b"HTTP/1.1"})
+
+    async def _read_bounded(self, answer: aiohttp.ClientResponse) -> bytes:
+        # leaving the `async with` with the body unread closes the connection, not reused
+        assert self._max_answer is not None
+        chunks, size = [], 0
+        async for chunk in answer.content.iter_any():
+            size += len(chunk)
+            if size > self._max_answer:
+                raise AnswerTooLarge(f"an answer over {self._max_answer} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -1,8 +1,9 @@
 """An httpx client made when first used.
 
-Making one for the dossier or the inference service loads httpcore and reads the CA bundle (about
-0.1 s of CPU together); made in `serve`'s start, that held back the first /healthz, though neither
-service is needed before a digest, a look-up or the start-up checks, which run once serving.
+Making one for the inference service loads httpcore and reads the CA bundle (about 0.1 s of CPU
+together); made in `serve`'s start, that held back the first /healthz, though the service is not
+needed before the start-up checks, which run once serving. (The dossier service goes through
+`clients/aiohttp_transport.py`, made when first used as well.)
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import SecretStr, ValidationError
@@ -28,8 +28,10 @@ from clients.dossiers.models import Dossier, Members, Page
 from clients.dossiers.queries import GET_DEMARCHE_MEMBERS, GET_DEMARCHE_TITLE, GET_DOSSIER, PAGE_SIZE, QUERIES
 from clients.dossiers.rate_limit import RateLimiter
 from clients.errors import UnreadableBody, describe_error, network_words, read_json
-from clients.lazy_http import LazyClient
 from clients.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from clients.aiohttp_transport import AiohttpTransport
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +61,24 @@ class DossierService:
         self._limiter = limiter
         self._max_pages, self._walk_seconds, self._max_answer = max_pages, walk_seconds, max_answer_bytes
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
-        self._http = LazyClient(
-            timeout=httpx.Timeout(timeout, connect=5.0),
-            headers={"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"},
-        )
+        # Requests go straight to aiohttp's pool (as the room service's): through httpx's own pool,
+        # httpcore's scans of its connections were half of a /dossier's CPU (docs/benchmarks.md).
+        self._headers = {"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"}
+        self._extensions = {"timeout": httpx.Timeout(timeout, connect=5.0).as_dict()}
+        self._aiohttp: AiohttpTransport | None = None
         self.requests = 0
 
+    def _transport(self) -> AiohttpTransport:
+        if self._aiohttp is None:
+            # imported when first used: aiohttp (0.15 s) is not for the digest's command line
+            from clients.aiohttp_transport import AiohttpTransport
+
+            self._aiohttp = AiohttpTransport(max_answer_bytes=self._max_answer)
+        return self._aiohttp
+
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._aiohttp is not None:
+            await self._aiohttp.aclose()
 
     async def title(self, demarche: int) -> str:
         """The démarche's title: proves it exists and the token may read it (one small request)."""
@@ -165,7 +177,8 @@ class DossierService:
         async def attempt() -> httpx.Response:
             await self._limiter.wait()
             self.requests += 1
-            return await self._bounded(self._http().build_request("POST", self._url, json=body))
+            return await self._bounded(httpx.Request("POST", self._url, json=body, headers=self._headers,
+                                                     extensions=self._extensions))
 
         try:
             response = await policy.send(SERVICE, attempt, idempotent=idempotent)
@@ -192,20 +205,26 @@ class DossierService:
 
 
     async def _bounded(self, request: httpx.Request) -> httpx.Response:
-        """The answer, read as it comes and dropped past `max_answer_bytes` (never held whole)."""
-        response = await self._http().send(request, stream=True)
+        """The answer, dropped past `max_answer_bytes` as it came and again once decoded (never
+        held whole)."""
+        from clients.aiohttp_transport import AnswerTooLarge
+
         try:
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > self._max_answer:
-                    log.warning("the dossier service sent an answer over %d bytes; not read further", self._max_answer)
-                    raise errors.Unreadable(f"an answer over {self._max_answer} bytes")
-                chunks.append(chunk)
-        finally:
-            await response.aclose()
+            response = await self._transport().handle_async_request(request)
+        except AnswerTooLarge:
+            raise self._too_large() from None
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():  # decoded, if the server compressed it
+            size += len(chunk)
+            if size > self._max_answer:
+                raise self._too_large()
+            chunks.append(chunk)
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
         return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
+
+    def _too_large(self) -> errors.Unreadable:
+        log.warning("the dossier service sent an answer over %d bytes; not read further", self._max_answer)
+        return errors.Unreadable(f"an answer over {self._max_answer} bytes")
 
 
 def _said(response: httpx.Response) -> str:

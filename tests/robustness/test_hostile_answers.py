@@ -3,7 +3,10 @@ room list without end. Each costs that one démarche or lookup, within a bound, 
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import gzip
+import json
 import logging
 
 import pytest
@@ -15,7 +18,7 @@ from bot.demo.ds import FakeDS
 from bot.serving.slack_app import configure_slack_client
 from clients.dossiers.counts import DossierCounter
 from clients.dossiers.digest_store import Outcome
-from clients.dossiers.errors import EndlessWalk
+from clients.dossiers.errors import EndlessWalk, Unreadable
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from clients.redis_keys import key as redis_key
@@ -71,6 +74,40 @@ async def test_a_walk_ends_after_more_pages_than_a_demarche_has_or_its_time(redi
     assert timed.requests < 30
     await capped.aclose()
     await timed.aclose()
+
+
+async def _gzip_server(bodies: list[bytes]) -> tuple[asyncio.Server, str]:
+    """A GraphQL endpoint answering each request with the next of `bodies`, gzip-compressed (as a
+    real server compresses a large page)."""
+    answers = iter(bodies)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+        await reader.readexactly(length)
+        body = gzip.compress(next(answers))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/api/v2/graphql"
+
+
+async def test_a_compressed_answer_is_read_and_bounded_by_its_size_once_decoded():
+    title = json.dumps({"data": {"demarche": {"title": "Aide aux cantines"}}}).encode()
+    bomb = json.dumps({"data": {"demarche": {"title": "x" * 5_000}}}).encode()  # 5 kB decoded, ~60 bytes sent
+    server, url = await _gzip_server([title, bomb])
+    service = DossierService(url, SecretStr("token"), limiter=RateLimiter(1_000_000), policy=instant_policy(),
+                             max_answer_bytes=1_000)
+    try:
+        assert await service.title(101) == "Aide aux cantines"
+        with pytest.raises(Unreadable, match="an answer over 1000 bytes"):
+            await service.title(101)
+    finally:
+        await service.aclose()
+        server.close()
 
 
 async def test_states_are_stored_in_batches_whatever_a_page_holds(redis):

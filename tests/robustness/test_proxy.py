@@ -1,5 +1,5 @@
-"""Behind an administration's proxy: the room service's calls go through HTTP(S)_PROXY, except to
-the hosts NO_PROXY names, read once when the client starts."""
+"""Behind an administration's proxy: the room and dossier services' calls go through
+HTTP(S)_PROXY, except to the hosts NO_PROXY names, read once when the client starts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import asyncio
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from clients.aiohttp_transport import AiohttpTransport
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from tests.conftest import instant_policy
 
 
 async def _server(answer: bytes, seen: list[bytes]) -> tuple[asyncio.Server, int]:
@@ -41,3 +45,26 @@ async def test_calls_go_through_the_proxy_the_environment_names_except_no_proxy_
     assert outside.text == "from the proxy"
     assert through_proxy == [b"GET http://visio.example.test/external-api/v1.0/rooms HTTP/1.1"]
     assert inside.text == "from the service" and direct == [b"GET /rooms HTTP/1.1"]
+
+
+async def test_dossier_service_calls_go_through_the_proxy_except_no_proxy_hosts(monkeypatch: pytest.MonkeyPatch):
+    through_proxy: list[bytes] = []
+    direct: list[bytes] = []
+    proxy, proxy_port = await _server(b'{"data": {"demarche": {"title": "via the proxy"}}}', through_proxy)
+    service, service_port = await _server(b'{"data": {"demarche": {"title": "direct"}}}', direct)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy_port}")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    outside = DossierService("http://ds.example.test/api/v2/graphql", SecretStr("t"), limiter=RateLimiter(1_000),
+                             policy=instant_policy())
+    inside = DossierService(f"http://127.0.0.1:{service_port}/api/v2/graphql", SecretStr("t"), limiter=RateLimiter(1_000),
+                            policy=instant_policy())
+    try:
+        assert await outside.title(101) == "via the proxy"
+        assert await inside.title(101) == "direct"
+    finally:
+        await outside.aclose()
+        await inside.aclose()
+        proxy.close()
+        service.close()
+    assert through_proxy == [b"POST http://ds.example.test/api/v2/graphql HTTP/1.1"]
+    assert direct == [b"POST /api/v2/graphql HTTP/1.1"]
