@@ -74,7 +74,7 @@ class Silent:
 def python_children(pid: int) -> list[int]:
     """The children of `pid` that run this interpreter: serve's helpers, not its embedded
     redis-server. Told apart by executable, never by a word of the command line (a clone in a
-    folder named `roombot` puts "bot" in redis-server's path)."""
+    folder named `roombot` puts that word in redis-server's path too)."""
     interpreter = os.path.realpath(sys.executable)
     children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     found = []

@@ -244,6 +244,8 @@ async def test_socket_mode_receives_commands_over_the_websocket_and_acks_there(t
         slack.socket_outbox.append({"envelope_id": "env-1", "type": "slash_commands", "payload": payload,
                                     "accepts_response_payload": True})
         await slack.wait_responses(1, timeout=10)
+        # the ack went first, but the fake's socket may read it after the reply came by HTTP
+        await eventually(lambda: slack.socket_acks, "the envelope's ack", timeout=10)
         assert [ack["envelope_id"] for ack in slack.socket_acks] == ["env-1"]
         assert len(meet.rooms) == 1
         async with httpx.AsyncClient() as http:

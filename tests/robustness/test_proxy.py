@@ -4,6 +4,9 @@ HTTP(S)_PROXY, except to the hosts NO_PROXY names, read once when the client sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 
 import httpx
 import pytest
@@ -27,44 +30,54 @@ async def _server(answer: bytes, seen: list[bytes]) -> tuple[asyncio.Server, int
     return server, server.sockets[0].getsockname()[1]
 
 
-async def test_calls_go_through_the_proxy_the_environment_names_except_no_proxy_hosts(monkeypatch: pytest.MonkeyPatch):
+@dataclass
+class Behind:
+    """A proxy the environment names and a service NO_PROXY names, each keeping the request lines it got."""
+
+    service_port: int
+    through_proxy: list[bytes] = field(default_factory=list)
+    direct: list[bytes] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def _behind_a_proxy(monkeypatch: pytest.MonkeyPatch, from_proxy: bytes, from_service: bytes) -> AsyncIterator[Behind]:
     through_proxy: list[bytes] = []
     direct: list[bytes] = []
-    proxy, proxy_port = await _server(b"from the proxy", through_proxy)
-    service, service_port = await _server(b"from the service", direct)
+    proxy, proxy_port = await _server(from_proxy, through_proxy)
+    service, service_port = await _server(from_service, direct)
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy_port}")
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
-    transport = AiohttpTransport()
     try:
-        async with httpx.AsyncClient(transport=transport) as http:
-            outside = await http.get("http://visio.example.test/external-api/v1.0/rooms")
-            inside = await http.get(f"http://127.0.0.1:{service_port}/rooms")
+        yield Behind(service_port, through_proxy, direct)
     finally:
         proxy.close()
         service.close()
+
+
+async def test_calls_go_through_the_proxy_the_environment_names_except_no_proxy_hosts(monkeypatch: pytest.MonkeyPatch):
+    # the transport reads the environment when it is made: after the proxy is named
+    async with _behind_a_proxy(monkeypatch, b"from the proxy", b"from the service") as behind, \
+            httpx.AsyncClient(transport=AiohttpTransport()) as http:
+        outside = await http.get("http://visio.example.test/external-api/v1.0/rooms")
+        inside = await http.get(f"http://127.0.0.1:{behind.service_port}/rooms")
     assert outside.text == "from the proxy"
-    assert through_proxy == [b"GET http://visio.example.test/external-api/v1.0/rooms HTTP/1.1"]
-    assert inside.text == "from the service" and direct == [b"GET /rooms HTTP/1.1"]
+    assert behind.through_proxy == [b"GET http://visio.example.test/external-api/v1.0/rooms HTTP/1.1"]
+    assert inside.text == "from the service" and behind.direct == [b"GET /rooms HTTP/1.1"]
 
 
 async def test_dossier_service_calls_go_through_the_proxy_except_no_proxy_hosts(monkeypatch: pytest.MonkeyPatch):
-    through_proxy: list[bytes] = []
-    direct: list[bytes] = []
-    proxy, proxy_port = await _server(b'{"data": {"demarche": {"title": "via the proxy"}}}', through_proxy)
-    service, service_port = await _server(b'{"data": {"demarche": {"title": "direct"}}}', direct)
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy_port}")
-    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
-    outside = DossierService("http://ds.example.test/api/v2/graphql", SecretStr("t"), limiter=RateLimiter(1_000),
-                             policy=instant_policy())
-    inside = DossierService(f"http://127.0.0.1:{service_port}/api/v2/graphql", SecretStr("t"), limiter=RateLimiter(1_000),
-                            policy=instant_policy())
-    try:
-        assert await outside.title(101) == "via the proxy"
-        assert await inside.title(101) == "direct"
-    finally:
-        await outside.aclose()
-        await inside.aclose()
-        proxy.close()
-        service.close()
-    assert through_proxy == [b"POST http://ds.example.test/api/v2/graphql HTTP/1.1"]
-    assert direct == [b"POST /api/v2/graphql HTTP/1.1"]
+    """Kept when the client moved from httpx's pool to aiohttp's (which reads the environment once)."""
+    async with _behind_a_proxy(monkeypatch, b'{"data": {"demarche": {"title": "via the proxy"}}}',
+                               b'{"data": {"demarche": {"title": "direct"}}}') as behind:
+        outside = DossierService("http://ds.example.test/api/v2/graphql", SecretStr("t"), limiter=RateLimiter(1_000),
+                                 policy=instant_policy())
+        inside = DossierService(f"http://127.0.0.1:{behind.service_port}/api/v2/graphql", SecretStr("t"),
+                                limiter=RateLimiter(1_000), policy=instant_policy())
+        try:
+            assert await outside.title(101) == "via the proxy"
+            assert await inside.title(101) == "direct"
+        finally:
+            await outside.aclose()
+            await inside.aclose()
+    assert behind.through_proxy == [b"POST http://ds.example.test/api/v2/graphql HTTP/1.1"]
+    assert behind.direct == [b"POST /api/v2/graphql HTTP/1.1"]
