@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import redis.asyncio as aioredis
 
+from clients.dossiers.choices import PersonHours
 from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.redis_keys import email_digest, key
@@ -100,6 +101,7 @@ async def forget_person(redis: aioredis.Redis, person: Person) -> int:
     for name in names:
         gone += int(await redis.delete(name))
     gone += int(await Watches(redis).stop(person.team, person.user))
+    gone += await PersonHours(redis).forget(person.team, person.user)
     subscriptions = Subscriptions(redis)
     for sub in await subscriptions.all(person.team):
         if any(f.by == person.user for f in sub.follows):

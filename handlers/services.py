@@ -9,6 +9,7 @@ from typing import Protocol
 from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.choices import ChoiceStore, PersonHours
 from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
@@ -66,6 +67,9 @@ class Services:
     # who watches which démarches (`/dossier watch`), and how often they are read (DS_WATCH_SECONDS)
     watches: Watches
     watch_seconds: int
+    # what each person chose to hear of it (levels per démarche and kind), and when (quiet hours, snooze, daily DM)
+    choices: ChoiceStore
+    hours: PersonHours
     # what the bot keeps of each person, for them to see and erase (`/room forget me`)
     personal: PersonalData
     home: Home = field(default_factory=Home)

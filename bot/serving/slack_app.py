@@ -33,6 +33,7 @@ from bot.serving.oauth_state import STATE_SECONDS, StateStore
 from bot.serving.workspace_clients import Workspaces
 from bot.wiring import digest_job, room_service
 from clients.aiohttp_transport import KEEPALIVE
+from clients.dossiers.choices import ChoiceStore, PersonHours
 from clients.dossiers.watch import Watches
 from clients.json_cache import JsonCache
 from clients.meetings import Meetings
@@ -51,6 +52,7 @@ from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
 from handlers.core.meeting_changes import WeeklyMeetings
 from handlers.desk.buttons import VIEW_SECONDS
+from handlers.desk.daily import DailyDMs
 from handlers.desk.news import Watching
 from handlers.digest.job import DigestJob
 from handlers.i18n import LANGUAGES, text
@@ -72,6 +74,7 @@ class Runtime:
     default_language: str
     digests: DigestJob | None = None
     watching: Watching | None = None  # `/dossier watch`'s rounds, with a dossier-service token
+    daily: DailyDMs | None = None  # `/dossier daily`'s DMs, with a dossier-service token
 
     async def aclose(self) -> None:
         await self.http.close()
@@ -119,6 +122,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         views=JsonCache(redis, "view-origin", VIEW_SECONDS),
         watches=Watches(redis),
         watch_seconds=settings.ds_watch_seconds,
+        choices=ChoiceStore(redis),
+        hours=PersonHours(redis),
         personal=PersonalData(redis),
         digests=digests,
         accounts=WorkspaceAccounts(digests.operator, digests.accounts, workspaces.enterprise_of) if digests else WorkspaceAccounts(None),
@@ -130,7 +135,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     ack_first.register(app, pending)
     return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
                    workspaces=workspaces, default_language=settings.default_language, digests=digests,
-                   watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None)
+                   watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None,
+                   daily=DailyDMs(services) if digests is not None else None)
 
 
 # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed

@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.news_kinds import Choices, Kind, Level, Relation, ServiceDefaults, wants
 from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
 from domain.dossiers.accounts import WorkspaceAccounts
 
@@ -44,9 +45,20 @@ class Watcher:
 
 
 @dataclass(frozen=True)
+class Why:
+    """Why a person is told of a change: how they stand to the dossier, the level they hear its kind
+    at in its démarche, and their group's label."""
+
+    relation: Relation
+    level: Level
+    group: str
+
+
+@dataclass(frozen=True)
 class NewsRounds:
     watches: Watches
     accounts: WorkspaceAccounts
+    choices: Choices = field(default_factory=ServiceDefaults)
 
     async def read(self, now: dt.datetime) -> list[Watcher]:
         """Reads every watched démarche once per token; the watchers of démarches where something changed."""
@@ -73,8 +85,22 @@ class NewsRounds:
 
     async def theirs(self, watcher: Watcher, email: str) -> dict[int, list[DossierChange]]:
         """What concerns the watcher (known by `email`) of what was read, démarche by démarche."""
-        return {number: [change for change in each.changes if await _concerns(watcher.account, change, email)]
+        return {number: [change for change in each.changes if (why := await self.why(watcher, change, email)) is not None
+                         and wants(why.level, why.relation)]
                 for number, each in watcher.polled.items()}
+
+    async def why(self, watcher: Watcher, change: DossierChange, email: str) -> Why | None:
+        """How the watcher stands to the changed dossier now, and the level they chose for its kind;
+        None when it is not theirs at all."""
+        if not await _concerns(watcher.account, change, email):
+            return None
+        try:
+            kind = Kind(change.kind)
+        except ValueError:
+            return None
+        relation = Relation.FOLLOWS if email.lower() in change.followers else Relation.GROUP
+        level = await self.choices.level(watcher.team, watcher.user, change.demarche, kind)
+        return Why(relation, level, await _group_label(watcher.account, change))
 
     async def untold(self, watcher: Watcher, theirs: dict[int, list[DossierChange]]) -> list[DossierChange]:
         """Of what is theirs, what they were not told yet — now counted as told."""
@@ -110,6 +136,14 @@ async def read_changes(watches: Watches, account: DossierAccount, number: int, n
         return Polled(read.changes, since - OVERLAP)
     await watches.read_until(account.name, number, now)
     return Polled(read.changes, now - OVERLAP)
+
+
+async def _group_label(account: DossierAccount, change: DossierChange) -> str:
+    try:
+        groups = (await account.access.membership(change.demarche)).groups
+    except errors.DossierServiceError:
+        return ""
+    return groups[change.group][0] if change.group in groups else ""
 
 
 async def _concerns(account: DossierAccount, change: DossierChange, email: str) -> bool:

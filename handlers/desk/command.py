@@ -3,32 +3,40 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.news_kinds import Kind, Level
 from handlers.blocks import Message, plain
 from handlers.core import grammar
 from handlers.core.dossier_links import read_dossier_link
 from handlers.core.numbers import is_number, number_words
 from handlers.dedupe import first_delivery
 from handlers.desk.acting import look_up
+from handlers.desk.daily import set_daily
+from handlers.desk.hearing import choose, kinds_listed, quiet, read_kind, read_level, snooze
 from handlers.desk.watch import watch_off, watch_on
-from handlers.i18n import text
+from handlers.i18n import Mrkdwn, quoted, text
 from handlers.on_behalf import Asker, reply_for, workspace_of
+from handlers.profiles import load_profile
 from handlers.services import Services
 
-VERBS = ("watch", "help")
+VERBS = ("watch", "quiet", "snooze", "daily", "help")
 
 
 @dataclass(frozen=True)
 class Request:
-    verb: str  # look | watch | unwatch | help | unknown
+    verb: str  # look | watch | unwatch | hear | kind_unknown | quiet | snooze | daily | help | unknown
     number: int = 0
     demarches: tuple[int, ...] = ()
     problem: str = ""  # the words that were not understood
+    kind: Kind | None = None  # `watch <n> <kind> <level>`
+    level: Level | None = None
+    words: tuple[str, ...] = ()  # what follows `quiet`, `snooze`, `daily`
 
 
 def parse(typed: str, site: str | None) -> Request:
@@ -37,6 +45,8 @@ def parse(typed: str, site: str | None) -> Request:
         return Request("help")
     if said.verb == "watch":
         return _watch(said.words, typed)
+    if said.verb in ("quiet", "snooze", "daily"):
+        return Request(said.verb, words=tuple(said.words[:6]))
     bare = number_words(typed.split())  # `n° 12345`, as a card names the dossier
     if len(bare) == 1 and is_number(bare[0], 12):
         return Request("look", number=int(bare[0]))
@@ -51,8 +61,20 @@ def _watch(words: list[str], typed: str) -> Request:
         return Request("unwatch")
     found = grammar.numbers(rest, 9)
     if found.others:
-        return Request("unknown", problem=typed)
+        return _hear(found.numbers, [word for word in rest if not is_number(word, 9)], typed)
     return Request("watch", demarches=found.numbers)
+
+
+def _hear(numbers: tuple[int, ...], others: list[str], typed: str) -> Request:
+    """`watch <démarche> <kind> all|followed|off`, its words in any order."""
+    levels = [level for word in others if (level := read_level(word)) is not None]
+    if len(numbers) != 1 or len(levels) != 1 or len(others) != 2:
+        return Request("unknown", problem=typed)
+    [word] = [word for word in others if read_level(word) is None] or [others[0]]
+    kind = read_kind(word)
+    if kind is None:
+        return Request("kind_unknown", problem=word)
+    return Request("hear", demarches=numbers, kind=kind, level=levels[0])
 
 
 def register(app: AsyncApp, services: Services) -> None:
@@ -71,10 +93,21 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await watch_on(services, asker, email, lang, request.demarches)
                 case "unwatch":
                     return await watch_off(services, asker, lang)
+                case "hear" if request.kind is not None and request.level is not None:
+                    return await choose(services, asker, lang, request.demarches[0], request.kind, request.level)
+                case "kind_unknown":
+                    return plain(text(lang, "hear.kind_unknown", words=quoted(request.problem, 30), kinds=Mrkdwn(kinds_listed(lang))))
+                case "quiet":
+                    return await quiet(services, asker, lang, list(request.words))
+                case "snooze":
+                    return await snooze(services, client, asker, lang, list(request.words), dt.datetime.now(dt.UTC))
+                case "daily":
+                    profile = await load_profile(client, services.profiles, asker.team_id, asker.user_id)
+                    return await set_daily(services, asker, lang, profile.tz, list(request.words), dt.datetime.now(dt.UTC))
                 case "help":
-                    return plain(text(lang, "desk.help"))
+                    return plain(text(lang, "desk.help") + "\n" + text(lang, "hear.help"))
             key, values = grammar.unknown("/dossier", request.problem, VERBS, "desk.unknown")
-            return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help"))
+            return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help") + "\n" + text(lang, "hear.help"))
 
         needs = request.verb in ("look", "watch")
         await reply_for(services, client, respond, asker, name=f"dossier_{request.verb}", work=work, needs_email=needs,

@@ -61,7 +61,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     late_days = services.digests.late_days
     lines = 0
     for number in watched[:MOST_DEMARCHES]:
-        found = await _needs(services, account, number, email, lang, late_days)
+        found = await needs_line(services, account, number, email, lang, late_days)
         if found is None:
             continue
         line, numbers = found
@@ -74,7 +74,7 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
     return blocks
 
 
-async def _needs(services: Services, account: DossierAccount, number: int, email: str, lang: str,
+async def needs_line(services: Services, account: DossierAccount, number: int, email: str, lang: str,
                  late_days: int) -> tuple[str, list[int]] | None:
     """A démarche's line for the person, and its dossiers to open, the most pressing first; None
     when nothing needs doing there, or nothing of it is theirs (any more)."""

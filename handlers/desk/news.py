@@ -8,20 +8,26 @@ Every `DS_WATCH_SECONDS` one process of the deployment (a Redis lease) runs the 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
+from slack_sdk.models.blocks import ActionsBlock, Block, ContextBlock, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.models import STATES
+from clients.dossiers.news_kinds import Relation
 from clients.dossiers.watch import DossierChange
-from domain.dossiers.news import NewsRounds, Watcher
+from domain.dossiers.hearing import held_until
+from domain.dossiers.news import NewsRounds, Watcher, Why
+from domain.rooms.meeting_times import zone_named
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.core.dossier_links import open_button
 from handlers.core.slack_refusals import attempted
+from handlers.desk.hearing import kind_name, mute_buttons, snooze_buttons
 from handlers.i18n import counted, text
-from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
+from handlers.profiles import Profile, ProfileProblem, language_of, load_profile, usable_email
 from handlers.services import Services
 
 log = logging.getLogger(__name__)
@@ -43,12 +49,18 @@ class Watching:
         return [("dossier watch", lambda: self.round(now))]
 
     async def round(self, now: dt.datetime) -> int:
-        """Reads every watched démarche once per token, tells each person what is theirs; how many
-        DMs went out."""
-        rounds = NewsRounds(self.services.watches, self.services.accounts)
-        return sum([await self._tell(rounds, watcher) for watcher in await rounds.read(now)])
+        """Reads every watched démarche once per token, tells each person what is theirs (or holds it
+        through their quiet hours and snoozes), then sends what was held for whoever may hear it now;
+        how many DMs went out."""
+        rounds = NewsRounds(self.services.watches, self.services.accounts, self.services.choices)
+        told = 0
+        for watcher in await rounds.read(now):
+            told += await self._tell(rounds, watcher, now)
+        for team, user in await self.services.hours.holding():
+            told += await self._release(team, user, now)
+        return told
 
-    async def _tell(self, rounds: NewsRounds, watcher: Watcher) -> int:
+    async def _tell(self, rounds: NewsRounds, watcher: Watcher, now: dt.datetime) -> int:
         client = await self.services.workspaces.client(watcher.team)
         if client is None:
             return 0
@@ -64,21 +76,80 @@ class Watching:
         except ProfileProblem:
             return 0  # their account went, or has no e-mail: nothing of the démarches is theirs any more
         news = await rounds.untold(watcher, theirs)
-        if not news:
+        items = [Item.of(change, why) for change in news if (why := await rounds.why(watcher, change, email)) is not None]
+        if not items:
             return 0
-        lang = language_of(profile, self.services.default_language)
-        told = await attempted(client.chat_postMessage(channel=user, unfurl_links=False, **news_message(lang, news).payload()),
+        if await self._held(team, user, profile, now):
+            await self.services.hours.hold(team, user, [item.dumped() for item in items])
+            return 0
+        items = [*map(Item.loaded, await self.services.hours.take_held(team, user)), *items]
+        return await self._send(client, user, language_of(profile, self.services.default_language), items)
+
+    async def _held(self, team: str, user: str, profile: Profile, now: dt.datetime) -> bool:
+        hours = self.services.hours
+        zone = zone_named(profile.tz, self.services.zone)
+        return held_until(now, await hours.quiet(team, user), await hours.snoozed_until(team, user), zone) is not None
+
+    async def _release(self, team: str, user: str, now: dt.datetime) -> int:
+        """What was held for a person, in one DM once their quiet hours or snooze are over."""
+        client = await self.services.workspaces.client(team)
+        if client is None:
+            return 0
+        try:
+            profile = await load_profile(client, self.services.profiles, team, user)
+        except ProfileProblem:
+            return 0
+        if profile.deleted or await self._held(team, user, profile, now):
+            return 0
+        items = [Item.loaded(raw) for raw in await self.services.hours.take_held(team, user)]
+        return await self._send(client, user, language_of(profile, self.services.default_language), items) if items else 0
+
+    async def _send(self, client: AsyncWebClient, user: str, lang: str, items: list[Item]) -> int:
+        told = await attempted(client.chat_postMessage(channel=user, unfurl_links=False, **news_message(lang, items).payload()),
                                "telling a watcher what changed")
         return 0 if told is None else 1
 
 
-def news_message(lang: str, changes: list[DossierChange]) -> Message:
-    blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "desk.news_title", count=len(changes))))]
-    for change in changes[:MOST_ITEMS]:
-        said = text(lang, f"desk.news.{change.kind}", number=change.number, demarche=change.demarche,
-                    state=text(lang, f"desk.state.{change.state}") if change.state in STATES else change.state)
-        blocks.append(SectionBlock(text=mrkdwn(said), accessory=open_button(lang, change.number)))
-    if len(changes) > MOST_ITEMS:
-        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "desk.news_more", len(changes) - MOST_ITEMS))]))
+@dataclass(frozen=True)
+class Item:
+    """One piece of news as the DM tells it, and why it came (kept as JSON while it is held)."""
+
+    demarche: int
+    number: int
+    kind: str
+    state: str
+    follows: bool
+    group: str
+
+    @classmethod
+    def of(cls, change: DossierChange, why: Why) -> Item:
+        return cls(change.demarche, change.number, change.kind, change.state, why.relation is Relation.FOLLOWS, why.group)
+
+    def dumped(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def loaded(cls, raw: str) -> Item:
+        return cls(**json.loads(raw))
+
+
+def news_message(lang: str, items: list[Item]) -> Message:
+    blocks: list[Block] = [SectionBlock(text=mrkdwn(text(lang, "desk.news_title", count=len(items))))]
+    for item in items[:MOST_ITEMS]:
+        said = text(lang, f"desk.news.{item.kind}", number=item.number, demarche=item.demarche,
+                    state=text(lang, f"desk.state.{item.state}") if item.state in STATES else item.state)
+        blocks.append(SectionBlock(text=mrkdwn(f"{said}\n{_why(lang, item)}"), accessory=open_button(lang, item.number)))
+    if len(items) > MOST_ITEMS:
+        blocks.append(ContextBlock(elements=[mrkdwn(counted(lang, "desk.news_more", len(items) - MOST_ITEMS))]))
+    blocks.append(ActionsBlock(elements=[*mute_buttons(lang, [(item.demarche, item.kind) for item in items]), *snooze_buttons(lang)]))
     assert len(blocks) <= MAX_BLOCKS
-    return Message(text=text(lang, "desk.news_title", count=len(changes)), blocks=blocks)
+    return Message(text=text(lang, "desk.news_title", count=len(items)), blocks=blocks)
+
+
+def _why(lang: str, item: Item) -> str:
+    if item.follows:
+        return text(lang, "hear.why_follows")
+    kind = kind_name(lang, item.kind)
+    if item.group:
+        return text(lang, "hear.why_group", kind=kind, group=item.group, demarche=item.demarche)
+    return text(lang, "hear.why_all", kind=kind, demarche=item.demarche)
