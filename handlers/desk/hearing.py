@@ -39,7 +39,8 @@ def kind_name(lang: str, kind: str) -> str:
 
 def kinds_listed(lang: str) -> str:
     """Every kind as the person types it, with what it names: for an answer to a typo."""
-    return "\n".join(f"• `{shown_word(lang, f'typed.kind.{kind.value}')}`: {kind_name(lang, kind.value)}" for kind in Kind)
+    return "\n".join(text(lang, "hear.kind_item", word=shown_word(lang, f"typed.kind.{kind.value}"), name=kind_name(lang, kind.value))
+                     for kind in Kind)
 
 
 def read_kind(word: str) -> Kind | None:

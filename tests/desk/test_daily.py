@@ -1,0 +1,103 @@
+"""`/dossier daily 08:30`: each morning at the person's hour, in their zone, what awaits them in the
+démarches they watch, with the cards' buttons; nothing on a day with nothing; `off`; one DM a day a
+person when two processes run the scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+from zoneinfo import ZoneInfo
+
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeDemarche
+from handlers.desk.daily import DailyDMs
+from tests.conftest import Bot, text_of
+from tests.desk.conftest import dossier
+from tests.fakes.slack import TEAM, FakeSlack
+
+
+def dailies(slack: FakeSlack, user: str) -> list[dict]:
+    return [m for m in slack.posted(user) if "What awaits you today" in text_of(m) or "Ce qui vous attend aujourd'hui" in text_of(m)]
+
+
+def at(day: dt.date, hour: int, minute: int, zone: str) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(hour, minute), tzinfo=ZoneInfo(zone)).astimezone(dt.UTC)
+
+
+async def run_due(daily: DailyDMs, now: dt.datetime) -> list[str]:
+    """What the scheduler would start at `now`, run to its end: the jobs' names."""
+    jobs = await daily.due(now)
+    await asyncio.gather(*(job() for _, job in jobs))
+    return [name for name, _ in jobs]
+
+
+async def late_dossier(bot: Bot, ds: FakeDS) -> int:
+    job = bot.runtime.digests
+    assert job is not None
+    late = ds.deposit(101, "en_instruction")  # under review since early January: late by now
+    account = await job.account(TEAM)
+    assert account is not None
+    await job.counting.compute(dt.datetime.now(dt.UTC).date(), account=account, demarches=[101])
+    return late.number
+
+
+async def test_the_daily_dm_comes_at_each_persons_hour_in_their_zone(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                      demarche: FakeDemarche) -> None:
+    late = await late_dossier(digest_bot, ds)
+    slack.users["U0BOB"]["tz"] = "America/New_York"
+    for user in ("U0ALICE", "U0BOB"):
+        await dossier(digest_bot, "watch 101", user=user)
+    assert "Every day at 08:30 (your time)" in text_of(await dossier(digest_bot, "daily 08:30"))
+    assert "Chaque jour à 8 h 30 (votre heure)" in text_of(await dossier(digest_bot, "daily 8h30", user="U0BOB"))
+    assert "Every day at 08:30" in text_of(await dossier(digest_bot, "daily"))
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
+    assert await run_due(daily, at(day, 8, 29, "Europe/Paris")) == []
+    assert await run_due(daily, at(day, 8, 30, "Europe/Paris")) == ["daily DM T0TEAM/U0ALICE"]  # New York: 02:30
+    [alices] = dailies(slack, "U0ALICE")
+    assert "Subvention &lt;vélo&gt;* (n° 101): 1 waiting too long" in text_of(alices)
+    assert [e["value"] for b in alices["blocks"] for e in b.get("elements", []) if e.get("action_id", "").startswith("dossier_open")] \
+        == [str(late)]
+    assert dailies(slack, "U0BOB") == []
+    assert await run_due(daily, at(day, 8, 30, "America/New_York")) == ["daily DM T0TEAM/U0BOB"]
+    [bobs] = dailies(slack, "U0BOB")
+    assert "Ce qui vous attend aujourd'hui" in text_of(bobs) and f"dossier_open_{late}" in json.dumps(bobs)
+    assert await run_due(daily, at(day, 18, 0, "America/New_York")) == []  # once a day
+    assert len(dailies(slack, "U0ALICE")) == 1
+    assert await run_due(daily, at(day + dt.timedelta(days=1), 8, 30, "Europe/Paris")) == ["daily DM T0TEAM/U0ALICE"]
+    assert len(dailies(slack, "U0ALICE")) == 2
+
+
+async def test_nothing_on_a_day_with_nothing_and_off(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    await late_dossier(digest_bot, ds)  # in group 1: nothing of it is Sud's
+    await dossier(digest_bot, "watch 101", user="U0SUD")
+    await dossier(digest_bot, "daily 07:00", user="U0SUD")
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
+    assert await run_due(daily, at(day, 7, 0, "Europe/Paris")) == ["daily DM T0TEAM/U0SUD"]
+    assert dailies(slack, "U0SUD") == []
+    assert await run_due(daily, at(day, 9, 0, "Europe/Paris")) == []  # the day is done all the same
+
+    await dossier(digest_bot, "watch 101")
+    await dossier(digest_bot, "daily 07:00")
+    assert "No more daily message" in text_of(await dossier(digest_bot, "daily off"))
+    assert "You have no daily message" in text_of(await dossier(digest_bot, "daily"))
+    assert await run_due(daily, at(day + dt.timedelta(days=1), 7, 0, "Europe/Paris")) == ["daily DM T0TEAM/U0SUD"]
+    assert dailies(slack, "U0ALICE") == []
+    assert "can't read `25:00` as an hour" in text_of(await dossier(digest_bot, "daily 25:00"))
+
+
+async def test_one_dm_a_day_when_two_processes_run_the_scheduler(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                  demarche: FakeDemarche) -> None:
+    await late_dossier(digest_bot, ds)
+    await dossier(digest_bot, "watch 101")
+    await dossier(digest_bot, "daily 08:30")
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    other = DailyDMs(daily.services)  # a second process: its own scheduler, the same Redis
+    now = at(dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2), 9, 0, "Europe/Paris")
+    assert len(await asyncio.gather(run_due(daily, now), run_due(other, now))) == 2
+    assert len(dailies(slack, "U0ALICE")) == 1
