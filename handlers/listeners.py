@@ -7,6 +7,7 @@ from handlers.core import fallback
 from handlers.desk import buttons as desk_buttons
 from handlers.desk import command as desk_command
 from handlers.desk import hearing as desk_hearing
+from handlers.desk import hearing_home as desk_hearing_home
 from handlers.desk import mine as desk_home
 from handlers.digest import command as digest_command
 from handlers.digest import needs as digest_needs
@@ -43,5 +44,6 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     desk_buttons.register(app, services)
     desk_home.register(app, services)
     desk_hearing.register(app, services)
+    desk_hearing_home.register(app, services)
     privacy_buttons.register(app, services)
     uninstall.register(app, services)

@@ -23,7 +23,7 @@ from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
 from handlers.core import grammar
 from handlers.i18n import clock, shown_word, text, typed
-from handlers.on_behalf import Asker, reply_for, who
+from handlers.on_behalf import Asker, reply_for, run_for, who
 from handlers.profiles import load_profile
 from handlers.services import Services
 
@@ -107,7 +107,7 @@ async def snooze(services: Services, client: AsyncWebClient, asker: Asker, lang:
         until = tomorrow_morning(now, await hours.quiet(asker.team_id, asker.user_id), zone)
     else:
         return plain(text(lang, "hear.snooze_unread", words=said[:60]))
-    await hours.snooze(asker.team_id, asker.user_id, until)
+    await hours.snooze(asker.team_id, asker.user_id, until.astimezone(zone))  # kept with their offset: Home shows it so
     return plain(text(lang, "hear.snoozed", until=clock(lang, until.astimezone(zone).time())))
 
 
@@ -135,6 +135,10 @@ def register(app: AsyncApp, services: Services) -> None:
         async def work(email: str, lang: str) -> Message:
             return await snooze(services, client, asker, lang, [word], dt.datetime.now(dt.UTC))
 
+        if (body.get("container") or {}).get("type") == "view" and services.home.refresh is not None:  # from Home
+            _, said = await run_for(services, client, asker, name="news_snooze", work=work, needs_email=False)
+            await services.home.refresh(client, asker.team_id, asker.user_id, said)
+            return
         await reply_for(services, client, respond, asker, name="news_snooze", work=work, needs_email=False)
 
     app.action(re.compile(f"^{MUTE}_"))(muted)

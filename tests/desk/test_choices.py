@@ -6,6 +6,7 @@ hold the news and send it in one DM after; `/room forget me` erases the choices.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from zoneinfo import ZoneInfo
 
 from bot.demo.ds import FakeDS
@@ -17,6 +18,7 @@ from tests.desk.conftest import click, dossier
 from tests.desk.test_watch import a_round, news
 from tests.digest.commands import ALICE
 from tests.fakes.slack import TEAM, FakeSlack
+from tests.slack_requests import _interaction, home_opened, send_event, view_submission_body
 
 ALICE_ID = "U0ALICE"
 
@@ -153,3 +155,52 @@ async def test_forget_me_erases_the_choices(digest_bot: Bot, ds: FakeDS, demarch
 
 def ds_zone() -> ZoneInfo:
     return ZoneInfo("Europe/Paris")  # Alice's zone in the fake Slack
+
+
+def home_action(action_id: str, value: str, user: str = ALICE_ID) -> str:
+    """A button of the Home tab, as Slack posts it (no response_url: the answer is Home itself)."""
+    return _interaction("block_actions", user, container={"type": "view", "view_id": "V0HOME"},
+                        view={"id": "V0HOME", "type": "home", "team_id": TEAM},
+                        actions=[{"action_id": action_id, "block_id": "b", "type": "button", "value": value,
+                                  "action_ts": "1700000001.000200"}])
+
+
+def last_view(slack: FakeSlack, method: str) -> dict:
+    view = slack.called(method)[-1].args["view"]
+    return view if isinstance(view, dict) else json.loads(view)
+
+
+async def test_home_opens_a_window_per_demarche_and_saves_the_choices(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                      demarche: FakeDemarche) -> None:
+    await watching(digest_bot, ALICE_ID)
+    await send_event(digest_bot, home_opened(ALICE_ID))
+    home = last_view(slack, "views.publish")
+    assert "What you hear" in text_of(home) and "as the dossier service would e-mail you" in text_of(home)
+    assert (await digest_bot.post(home_action("hear_open_101", "101"))).status_code == 200
+    await digest_bot.runtime.tasks.drain(20)
+    window = last_view(slack, "views.open")
+    assert window["callback_id"] == "hear_choices" and window["private_metadata"] == "101"
+    selects = {b["block_id"]: b["element"]["initial_option"]["value"] for b in window["blocks"] if b["type"] == "input"}
+    assert selects["kind_deposited"] == "all" and selects["kind_wrote"] == "followed" and len(selects) == 11
+
+    chosen = {f"kind_{kind}": {"level": {"type": "static_select", "selected_option": {"value": level}}}
+              for kind, level in (("deposited", "off"), ("state", "all"), ("wrote", "followed"))}
+    assert (await digest_bot.post(view_submission_body("hear_choices", chosen, "101", ALICE_ID))).status_code == 200
+    await digest_bot.runtime.tasks.drain(20)
+    levels = await digest_bot.runtime.redis.hgetall(redis_key("desk-choices", TEAM, ALICE_ID, "101"))
+    assert levels == {"deposited": "off", "state": "all"}  # the service's defaults are not kept
+    home = last_view(slack, "views.publish")
+    assert "Saved: what you hear of n° 101" in text_of(home) and "deposits: Nothing" in text_of(home)
+    # a window forged for a démarche she does not watch changes nothing
+    await digest_bot.post(view_submission_body("hear_choices", chosen, "202", ALICE_ID))
+    await digest_bot.runtime.tasks.drain(20)
+    assert "You do not watch n° 202" in text_of(last_view(slack, "views.publish"))
+    assert not await digest_bot.runtime.redis.exists(redis_key("desk-choices", TEAM, ALICE_ID, "202"))
+
+    assert (await digest_bot.post(home_action("news_snooze_hour", "hour"))).status_code == 200  # snooze from Home
+    await digest_bot.runtime.tasks.drain(20)
+    assert "snoozed until" in text_of(last_view(slack, "views.publish"))
+    ds.now = later()
+    ds.deposit(101)
+    await a_round(digest_bot)
+    assert news(slack, ALICE_ID) == []
