@@ -43,6 +43,7 @@ class Kept:
     lookups: int  # what the service said of their rooms lately (listed, not found, no account): minutes
     watched: tuple[int, ...]  # the démarches they watch with /dossier watch: until they stop
     told: int  # the changes they were told of, so that none is told twice: 2 days
+    hearing: bool  # what they chose to hear (levels, quiet hours, snooze, daily hour), news held: until erased
     digest_setups: int  # démarches they set a channel's digest up for
     meetings_owned: int  # planned meetings they own, still to come
     meetings_invited: int  # planned meetings they are invited to (owned by others), still to come
@@ -50,7 +51,7 @@ class Kept:
     @property
     def nothing(self) -> bool:
         return not (self.profile or self.token or self.recent_rooms or self.lookups or self.watched or self.told
-                    or self.digest_setups or self.meetings_owned or self.meetings_invited)
+                    or self.hearing or self.digest_setups or self.meetings_owned or self.meetings_invited)
 
 
 #: JSON caches keyed by (application, e-mail hash, …): what the room service said of a person's rooms
@@ -82,6 +83,7 @@ async def kept(redis: aioredis.Redis, person: Person, now: dt.datetime) -> Kept:
         lookups=len(await _lookups(redis, person)),
         watched=tuple(await Watches(redis).of(person.team, person.user) or ()),
         told=int(await redis.scard(key("desk-told", person.team, person.user))),
+        hearing=await PersonHours(redis).kept(person.team, person.user),
         digest_setups=sum(1 for sub in await Subscriptions(redis).all(person.team) for f in sub.follows if f.by == person.user),
         meetings_owned=owned,
         meetings_invited=max(0, upcoming - owned),

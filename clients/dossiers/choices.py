@@ -160,6 +160,15 @@ class PersonHours:
     async def daily_done(self, team: str, user: str, day: dt.date) -> None:
         await self._redis.set(key("desk-daily-sent", team, user, day.isoformat()), "1", ex=2 * 86400)
 
+    async def kept(self, team: str, user: str) -> bool:
+        """Whether anything of theirs is kept here (for `/room forget me` to show)."""
+        if await self._redis.hexists(key("desk-daily"), f"{team}/{user}") or await self._redis.exists(
+                key("desk-hours", team, user), key("desk-held", team, user)):
+            return True
+        async for _ in self._redis.scan_iter(match=key("desk-choices", team, user, "*"), count=500):
+            return True
+        return False
+
     async def forget(self, team: str, user: str) -> int:
         """Everything of theirs here goes (`/room forget me`); how many keys or entries went."""
         gone = int(await self._redis.hdel(key("desk-daily"), f"{team}/{user}"))

@@ -60,6 +60,8 @@ def _lines(lang: str, found: Kept) -> list[str]:
         lines.append(text(lang, "privacy.watched", numbers=", ".join(f"n° {n}" for n in found.watched)))
     if found.told:
         lines.append(counted(lang, "privacy.told", found.told))
+    if found.hearing:
+        lines.append(text(lang, "privacy.hearing"))
     if found.digest_setups:
         lines.append(counted(lang, "privacy.digests", found.digest_setups))
     if found.meetings_owned or found.meetings_invited:

@@ -145,7 +145,7 @@ async def test_forget_me_erases_the_choices(digest_bot: Bot, ds: FakeDS, demarch
     await dossier(digest_bot, "watch 101 deposits off")
     await dossier(digest_bot, "quiet 22:00 07:00")
     await dossier(digest_bot, "daily 08:30")
-    await digest_bot.reply("forget me")
+    assert "What you chose to hear of your watches" in text_of(await digest_bot.reply("forget me"))
     assert "Erased." in text_of(await digest_bot.click_reply("privacy_forget", "me"))
     redis = digest_bot.runtime.redis
     assert [name async for name in redis.scan_iter(match=redis_key("desk-*", TEAM, ALICE_ID, "*"))] == []
