@@ -105,6 +105,7 @@ class PersonHours:
             pipe.ltrim(name, -MOST_HELD, -1)
             pipe.expire(name, HELD_SECONDS)
             await pipe.execute()
+        await self._redis.sadd(key("desk-holding"), f"{team}/{user}")
 
     async def held(self, team: str, user: str) -> list[str]:
         return [str(as_text(item)) for item in await self._redis.lrange(key("desk-held", team, user), 0, -1)]
@@ -112,6 +113,7 @@ class PersonHours:
     async def take_held(self, team: str, user: str) -> list[str]:
         """What was held, now no longer (one process takes it: a transaction reads and deletes)."""
         name = key("desk-held", team, user)
+        await self._redis.srem(key("desk-holding"), f"{team}/{user}")  # before: news held meanwhile adds it again
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.lrange(name, 0, -1)
             pipe.delete(name)
@@ -119,12 +121,10 @@ class PersonHours:
         return [str(as_text(item)) for item in items]
 
     async def holding(self) -> list[tuple[str, str]]:
-        """Whoever has news held: (team, user)."""
-        found = []
-        async for name in self._redis.scan_iter(match=key("desk-held", "*"), count=500):
-            _, _, team, user = str(as_text(name)).split(":", 3)
-            found.append((team, user))
-        return found
+        """Whoever may have news held: (team, user). One set, read every round (a held list that
+        lapsed leaves its member until a round finds it empty)."""
+        members = sorted(str(as_text(member)) for member in await self._redis.smembers(key("desk-holding")))
+        return [(team, user) for team, _, user in (member.partition("/") for member in members)]
 
     async def daily(self, team: str, user: str) -> Daily | None:
         raw = as_text(await self._redis.hget(key("desk-daily"), f"{team}/{user}"))
@@ -150,6 +150,15 @@ class PersonHours:
     async def daily_sent(self, team: str, user: str, day: dt.date) -> bool:
         return bool(await self._redis.exists(key("desk-daily-sent", team, user, day.isoformat())))
 
+    async def unsent(self, due: list[tuple[str, str, dt.date]]) -> list[tuple[str, str, dt.date]]:
+        """Of the (team, user, day) whose hour has come, those whose DM of the day did not go yet
+        (one round trip for all: the scheduler asks every poll)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for team, user, day in due:
+                pipe.exists(key("desk-daily-sent", team, user, day.isoformat()))
+            sent = await pipe.execute()
+        return [each for each, done in zip(due, sent, strict=True) if not done]
+
     async def daily_lease(self, team: str, user: str, day: dt.date) -> bool:
         """Whether this process sends the person's DM of `day` now: one at a time, again after a crash."""
         if await self.daily_sent(team, user, day):
@@ -172,6 +181,7 @@ class PersonHours:
     async def forget(self, team: str, user: str) -> int:
         """Everything of theirs here goes (`/room forget me`); how many keys or entries went."""
         gone = int(await self._redis.hdel(key("desk-daily"), f"{team}/{user}"))
+        await self._redis.srem(key("desk-holding"), f"{team}/{user}")
         names = [key("desk-hours", team, user), key("desk-held", team, user)]
         for pattern in (key("desk-choices", team, user, "*"), key("desk-daily-sent", team, user, "*"),
                         key("desk-daily-lease", team, user, "*")):

@@ -72,12 +72,10 @@ class DailyDMs:
 
     async def due(self, now: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
         hours = self.services.hours
-        jobs: list[tuple[str, Callable[[], Awaitable[object]]]] = []
-        for (team, user), daily in (await hours.dailies()).items():
-            day = daily_day(now, daily, zone_named(daily.zone, self.services.zone))
-            if day is not None and not await hours.daily_sent(team, user, day):
-                jobs.append((f"daily DM {team}/{user}", functools.partial(self.send, team, user, day)))
-        return jobs
+        come = [(team, user, day) for (team, user), daily in (await hours.dailies()).items()
+                if (day := daily_day(now, daily, zone_named(daily.zone, self.services.zone))) is not None]
+        return [(f"daily DM {team}/{user}", functools.partial(self.send, team, user, day))
+                for team, user, day in (await hours.unsent(come) if come else [])]
 
     async def send(self, team: str, user: str, day: dt.date) -> bool:
         """Sends the person's DM of `day` if this process holds its lease; whether one went."""

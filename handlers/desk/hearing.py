@@ -96,6 +96,11 @@ async def snooze(services: Services, client: AsyncWebClient, asker: Asker, lang:
     """`snooze 1h`, `snooze tomorrow` (their morning), `snooze off`."""
     said = " ".join(word.lower() for word in words)
     hours = services.hours
+    if not said:
+        until = await hours.snoozed_until(asker.team_id, asker.user_id)
+        if until is None or until <= now:
+            return plain(text(lang, "hear.snooze_none"))
+        return plain(text(lang, "hear.snoozed", until=clock(lang, until)))
     if read_level(said) is Level.OFF:
         await hours.snooze(asker.team_id, asker.user_id, None)
         return plain(text(lang, "hear.snooze_off"))

@@ -136,7 +136,9 @@ async def test_a_snooze_holds_the_news_an_hour_or_until_their_morning(digest_bot
     assert "Snoozed until 08:00 (your time)" in text_of(answer)
     until = await PersonHours(digest_bot.runtime.redis).snoozed_until(TEAM, ALICE_ID)
     assert until is not None and until.astimezone(ds_zone()).time() == dt.time(8) and until > dt.datetime.now(dt.UTC)
+    assert "Snoozed until 08:00" in text_of(await dossier(digest_bot, "snooze"))
     assert "Snooze ended" in text_of(await dossier(digest_bot, "snooze off"))
+    assert "You are not snoozed" in text_of(await dossier(digest_bot, "snooze"))
     assert "can't read `forever`" in text_of(await dossier(digest_bot, "snooze forever"))
 
 
