@@ -1,18 +1,20 @@
 """Everything the bot keeps of one Slack workspace, found by the team id its keys carry, so that
 an uninstall removes it all: cached profiles, planned meetings and their indexes, the digest
-subscriptions of its channels, its own dossier-service token, and who watches dossiers there."""
+subscriptions of its channels, its own dossier-service token, who watches dossiers there, and what each person chose to hear."""
 
 from __future__ import annotations
 
 import redis.asyncio as aioredis
 
+from clients.dossiers.choices import PersonHours
 from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.redis_keys import key
 from clients.storage import as_text
 
 #: key namespaces whose second part is the team id
-BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told")
+BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told",
+           "desk-choices", "desk-hours", "desk-held", "desk-daily-sent", "desk-daily-lease")
 
 
 async def forget_team(redis: aioredis.Redis, team: str) -> int:
@@ -29,4 +31,5 @@ async def forget_team(redis: aioredis.Redis, team: str) -> int:
     async for member, _ in redis.zscan_iter(weekly, match=f"{team}:*"):
         gone += int(await redis.zrem(weekly, as_text(member) or ""))
     gone += await Watches(redis).forget_team(team)
+    gone += await PersonHours(redis).forget_team(team)
     return gone + await Subscriptions(redis).forget_team(team)

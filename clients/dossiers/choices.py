@@ -178,6 +178,18 @@ class PersonHours:
             return True
         return False
 
+    async def forget_team(self, team: str) -> int:
+        """An uninstalled workspace's daily DMs and held news go from the indexes (its people's keys
+        go with its other data, clients/workspace_erasure.py)."""
+        gone = 0
+        for member in await self._redis.hkeys(key("desk-daily")):
+            if str(as_text(member)).partition("/")[0] == team:
+                gone += int(await self._redis.hdel(key("desk-daily"), str(as_text(member))))
+        for team_of, user in await self.holding():
+            if team_of == team:
+                await self._redis.srem(key("desk-holding"), f"{team}/{user}")
+        return gone
+
     async def forget(self, team: str, user: str) -> int:
         """Everything of theirs here goes (`/room forget me`); how many keys or entries went."""
         gone = int(await self._redis.hdel(key("desk-daily"), f"{team}/{user}"))

@@ -83,7 +83,8 @@ class DailyDMs:
         if not await hours.daily_lease(team, user, day):
             return False
         client = await self.services.workspaces.client(team)
-        if client is None:
+        if client is None:  # the app left the workspace: nothing to send today
+            await hours.daily_done(team, user, day)
             return False
         try:
             profile = await load_profile(client, self.services.profiles, team, user, fresh=True)

@@ -206,3 +206,17 @@ async def test_home_opens_a_window_per_demarche_and_saves_the_choices(digest_bot
     ds.deposit(101)
     await a_round(digest_bot)
     assert news(slack, ALICE_ID) == []
+
+
+async def test_an_uninstall_erases_the_workspaces_choices(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
+    from clients.workspace_erasure import forget_team
+
+    await watching(digest_bot, ALICE_ID)
+    await dossier(digest_bot, "watch 101 deposits off")
+    await dossier(digest_bot, "quiet 22:00 07:00")
+    await dossier(digest_bot, "daily 08:30")
+    redis = digest_bot.runtime.redis
+    await PersonHours(redis).hold(TEAM, ALICE_ID, ["{}"])
+    await forget_team(redis, TEAM)
+    assert [name async for name in redis.scan_iter(match=redis_key("desk-*", TEAM, "*"))] == []
+    assert await redis.hgetall(redis_key("desk-daily")) == {} and await redis.smembers(redis_key("desk-holding")) == set()
