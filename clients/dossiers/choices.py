@@ -171,9 +171,11 @@ class PersonHours:
 
     async def kept(self, team: str, user: str) -> bool:
         """Whether anything of theirs is kept here (for `/room forget me` to show)."""
-        if await self._redis.hexists(key("desk-daily"), f"{team}/{user}") or await self._redis.exists(
-                key("desk-hours", team, user), key("desk-held", team, user)):
+        if await self._redis.hexists(key("desk-daily"), f"{team}/{user}"):
             return True
+        for name in (key("desk-hours", team, user), key("desk-held", team, user)):  # one key a command: a Cluster's rule
+            if await self._redis.exists(name):
+                return True
         async for _ in self._redis.scan_iter(match=key("desk-choices", team, user, "*"), count=500):
             return True
         return False
