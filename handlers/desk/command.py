@@ -30,7 +30,7 @@ VERBS = ("watch", "quiet", "snooze", "daily", "help")
 
 @dataclass(frozen=True)
 class Request:
-    verb: str  # look | watch | unwatch | hear | kind_unknown | quiet | snooze | daily | help | unknown
+    verb: str  # look | watch | unwatch | hear | kind_unknown | level_unknown | quiet | snooze | daily | help | unknown
     number: int = 0
     demarches: tuple[int, ...] = ()
     problem: str = ""  # the words that were not understood
@@ -68,6 +68,8 @@ def _watch(words: list[str], typed: str) -> Request:
 def _hear(numbers: tuple[int, ...], others: list[str], typed: str) -> Request:
     """`watch <démarche> <kind> all|followed|off`, its words in any order."""
     levels = [level for word in others if (level := read_level(word)) is not None]
+    if len(numbers) == 1 and len(others) == 2 and not levels and any(read_kind(word) for word in others):
+        return Request("level_unknown", problem=next(word for word in others if read_kind(word) is None))
     if len(numbers) != 1 or len(levels) != 1 or len(others) != 2:
         return Request("unknown", problem=typed)
     [word] = [word for word in others if read_level(word) is None] or [others[0]]
@@ -97,6 +99,8 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await choose(services, asker, lang, request.demarches[0], request.kind, request.level)
                 case "kind_unknown":
                     return plain(text(lang, "hear.kind_unknown", words=quoted(request.problem, 30), kinds=Mrkdwn(kinds_listed(lang))))
+                case "level_unknown":
+                    return plain(text(lang, "hear.level_unknown", words=quoted(request.problem, 30)))
                 case "quiet":
                     return await quiet(services, asker, lang, list(request.words))
                 case "snooze":

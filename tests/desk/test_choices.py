@@ -77,6 +77,8 @@ async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: 
     typo_fr = text_of(await dossier(digest_bot, "watch 101 étiqettes tous", user="U0BOB"))
     assert "Je ne connais pas le type `étiqettes`" in typo_fr and "`étiquettes` : les changements d'étiquettes" in typo_fr
     assert "You do not watch n° 202" in text_of(await dossier(digest_bot, "watch 202 deposits off"))
+    assert "I don't know the level `al`: type `all`" in text_of(await dossier(digest_bot, "watch 101 deposits al"))
+    assert "Je ne connais pas le niveau `tou`" in text_of(await dossier(digest_bot, "watch 101 tou dépôts", user="U0BOB"))
     assert "I don't know `watch 101 deposits`" in text_of(await dossier(digest_bot, "watch 101 deposits"))
 
 

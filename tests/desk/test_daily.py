@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
+from clients.redis_keys import key as redis_key
 from handlers.desk.daily import DailyDMs
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import dossier
@@ -100,4 +101,21 @@ async def test_one_dm_a_day_when_two_processes_run_the_scheduler(digest_bot: Bot
     other = DailyDMs(daily.services)  # a second process: its own scheduler, the same Redis
     now = at(dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2), 9, 0, "Europe/Paris")
     assert len(await asyncio.gather(run_due(daily, now), run_due(other, now))) == 2
+    assert len(dailies(slack, "U0ALICE")) == 1
+
+
+async def test_a_process_that_died_sending_is_replaced_after_its_lease(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                      demarche: FakeDemarche) -> None:
+    await late_dossier(digest_bot, ds)
+    await dossier(digest_bot, "watch 101")
+    await dossier(digest_bot, "daily 08:30")
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
+    hours = daily.services.hours
+    assert await hours.daily_lease(TEAM, "U0ALICE", day)  # a process took the day's lease, then died
+    await run_due(daily, at(day, 8, 30, "Europe/Paris"))
+    assert dailies(slack, "U0ALICE") == []
+    await digest_bot.runtime.redis.delete(redis_key("desk-daily-lease", TEAM, "U0ALICE", day.isoformat()))  # its minutes passed
+    await run_due(daily, at(day, 8, 40, "Europe/Paris"))
     assert len(dailies(slack, "U0ALICE")) == 1
