@@ -67,16 +67,17 @@ def _watch(words: list[str], typed: str) -> Request:
 
 def _hear(numbers: tuple[int, ...], others: list[str], typed: str) -> Request:
     """`watch <démarche> <kind> all|followed|off`, its words in any order."""
-    levels = [level for word in others if (level := read_level(word)) is not None]
-    if len(numbers) == 1 and len(others) == 2 and not levels and any(read_kind(word) for word in others):
-        return Request("level_unknown", problem=next(word for word in others if read_kind(word) is None))
-    if len(numbers) != 1 or len(levels) != 1 or len(others) != 2:
+    if len(numbers) != 1 or len(others) != 2:
         return Request("unknown", problem=typed)
-    [word] = [word for word in others if read_level(word) is None] or [others[0]]
+    first, second = others
+    level, word = (read_level(first), second) if read_level(first) is not None else (read_level(second), first)
+    if level is None:  # a kind and a word that is no level, or neither
+        typo = second if read_kind(first) else first if read_kind(second) else None
+        return Request("unknown", problem=typed) if typo is None else Request("level_unknown", problem=typo)
     kind = read_kind(word)
     if kind is None:
         return Request("kind_unknown", problem=word)
-    return Request("hear", demarches=numbers, kind=kind, level=levels[0])
+    return Request("hear", demarches=numbers, kind=kind, level=level)
 
 
 def register(app: AsyncApp, services: Services) -> None:
