@@ -27,7 +27,7 @@ from handlers.core.dossier_links import open_button
 from handlers.core.slack_refusals import attempted
 from handlers.desk.hearing import read_level
 from handlers.desk.mine import MOST_BUTTONS, needs_line
-from handlers.i18n import clock, text
+from handlers.i18n import clock, quoted, text
 from handlers.on_behalf import Asker
 from handlers.profiles import ProfileProblem, language_of, load_profile, usable_email
 from handlers.services import Services
@@ -47,7 +47,7 @@ async def set_daily(services: Services, asker: Asker, lang: str, tz: str | None,
         return plain(text(lang, "daily.is", at=clock(lang, daily.at)) if daily else text(lang, "daily.none"))
     found = grammar_time(words)
     if found is None:
-        return plain(text(lang, "daily.unread", words=" ".join(words)[:60]))
+        return plain(text(lang, "daily.unread", words=quoted(" ".join(words), 60)))
     daily = Daily(found, str(zone_named(tz, services.zone)))
     await hours.set_daily(team, user, daily)
     today = daily_day(now, daily, zone_named(daily.zone, services.zone))

@@ -22,7 +22,7 @@ from domain.dossiers.hearing import tomorrow_morning
 from domain.rooms.meeting_times import zone_named
 from handlers.blocks import Message, plain
 from handlers.core import grammar
-from handlers.i18n import clock, shown_word, text, typed
+from handlers.i18n import clock, quoted, shown_word, text, typed
 from handlers.on_behalf import Asker, reply_for, run_for, who
 from handlers.profiles import load_profile
 from handlers.services import Services
@@ -78,15 +78,15 @@ async def quiet(services: Services, asker: Asker, lang: str, words: list[str]) -
         await hours.set_quiet(asker.team_id, asker.user_id, None)
         return plain(text(lang, "hear.quiet_off"))
     if not words:
-        set_ = await hours.quiet(asker.team_id, asker.user_id)
-        if set_ is None:
+        chosen = await hours.quiet(asker.team_id, asker.user_id)
+        if chosen is None:
             return plain(text(lang, "hear.quiet_none"))
-        return plain(text(lang, "hear.quiet_is", start=clock(lang, set_.start), end=clock(lang, set_.end)))
+        return plain(text(lang, "hear.quiet_is", start=clock(lang, chosen.start), end=clock(lang, chosen.end)))
     first = grammar.clock_time(words)
     rest = [word for word in words[first[1]:] if word not in ("-", "→")] if first else []
     second = grammar.clock_time(rest) if rest else None
     if first is None or second is None or second[1] != len(rest) or first[0] == second[0]:
-        return plain(text(lang, "hear.quiet_unread", words=" ".join(words)[:60]))
+        return plain(text(lang, "hear.quiet_unread", words=quoted(" ".join(words), 60)))
     await hours.set_quiet(asker.team_id, asker.user_id, Quiet(first[0], second[0]))
     return plain(text(lang, "hear.quiet_is", start=clock(lang, first[0]), end=clock(lang, second[0])))
 
@@ -111,7 +111,7 @@ async def snooze(services: Services, client: AsyncWebClient, asker: Asker, lang:
     elif said in typed("typed.tomorrow"):
         until = tomorrow_morning(now, await hours.quiet(asker.team_id, asker.user_id), zone)
     else:
-        return plain(text(lang, "hear.snooze_unread", words=said[:60]))
+        return plain(text(lang, "hear.snooze_unread", words=quoted(said, 60)))
     await hours.snooze(asker.team_id, asker.user_id, until.astimezone(zone))  # kept with their offset: Home shows it so
     return plain(text(lang, "hear.snoozed", until=clock(lang, until.astimezone(zone).time())))
 
