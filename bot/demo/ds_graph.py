@@ -94,6 +94,14 @@ class Graph:
         return {
             "id": typed_id("Dossier", d.id), "number": d.number, "state": d.state, "archived": d.archived,
             "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
+            "dateDerniereModificationChamps": (d.modified or d.deposited).isoformat(),
+            "dateDerniereModificationAnnotations": (d.annotated or d.deposited).isoformat(),
+            "dateDerniereCorrectionEnAttente": max((m.created.isoformat() for m in d.messages if m.correction and not m.resolved),
+                                                   default=None),
+            "dateExpiration": d.expires.isoformat() if d.expires else None,
+            "avis": [{"id": typed_id("Avis", index), "dateQuestion": a.asked.isoformat(),
+                      "dateReponse": a.answered.isoformat() if a.answered else None, "expert": person(a.expert)}
+                     for index, a in enumerate(d.avis, 1)],
             "datePassageEnConstruction": d.deposited.isoformat(),
             "datePassageEnInstruction": d.instructed.isoformat() if d.instructed else None,
             "dateTraitement": d.decided.isoformat() if d.decided else None,
@@ -106,7 +114,9 @@ class Graph:
             "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title},
             "instructeurs": [person(email) for email in sorted(d.followers)],
             "messages": [{"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
-                          "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": []} for m in d.messages],
+                          "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": [],
+                          "correction": {"reason": m.correction, "dateResolution": m.resolved.isoformat() if m.resolved else None}
+                          if m.correction else None} for m in d.messages],
             "traitements": [{"id": typed_id("Traitement", index), "event": event, "emailAgentTraitant": agent,
                              "dateTraitement": when.isoformat()} for index, (event, agent, when) in enumerate(d.traitements, 1)],
             "motivation": d.motivation,

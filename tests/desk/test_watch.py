@@ -54,7 +54,7 @@ async def test_watch_tells_each_person_what_is_theirs_once(digest_bot: Bot, ds: 
     assert f"Dossier n° {deposited.number} was deposited" in text_of(alices)
     assert f"The applicant wrote on dossier n° {followed.number}" in text_of(alices)
     assert "is now under review" not in text_of(alices)  # her own act
-    assert f"Le dossier n° {followed.number}, que vous suivez, est désormais en instruction" in text_of(bobs)
+    assert f"Le dossier n° {followed.number} est désormais en instruction" in text_of(bobs)
     assert "dossier_open" in json.dumps(alices) and len(text_of(alices).split(f"n° {deposited.number}")) >= 2
     await a_round(digest_bot)  # read again with its overlap: nothing new, nobody told twice
     assert len(news(slack, "U0ALICE")) == 1 and len(news(slack, "U0BOB")) == 1
