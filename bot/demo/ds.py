@@ -130,11 +130,13 @@ class FakeDS:
 
     def modify(self, number: int, dossier_number: int) -> None:
         """The applicant changes their answers (dateDerniereModificationChamps)."""
-        self._touched(number, dossier_number).modified = self.now
+        dossier = self._touched(number, dossier_number)
+        dossier.modified = self.now
 
     def annotate(self, number: int, dossier_number: int) -> None:
         """An instructeur changes a private annotation (dateDerniereModificationAnnotations)."""
-        self._touched(number, dossier_number).annotated = self.now
+        dossier = self._touched(number, dossier_number)
+        dossier.annotated = self.now
 
     def answer_avis(self, number: int, dossier_number: int, expert: str) -> None:
         """An expert answers an avis asked of them (asked now if it was not; an avis touches the dossier)."""
