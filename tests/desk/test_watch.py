@@ -68,6 +68,8 @@ async def test_a_round_with_nothing_new_costs_one_request_a_demarche(digest_bot:
     before = len(ds.queries)
     await a_round(digest_bot)
     assert len(ds.queries) - before == 11 and all(q["operationName"] == "getDossierChanges" for q in ds.queries[before:])
+    # the deleted dossiers are read in that same request
+    assert all("deletedDossiers" in q["query"] and q["variables"]["withDeleted"] for q in ds.queries[before:])
 
 
 async def test_one_round_across_processes(digest_bot: Bot, demarche: FakeDemarche) -> None:
