@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -41,6 +41,8 @@ OVERLAP = dt.timedelta(minutes=1)
 MOST_PAGES = 5
 #: how long where reading stands, and what each person was told, outlive the last round
 KEPT_SECONDS = 7 * 86400
+#: kinds the service does not say who did: the bot notes who, when it acts as someone (`Watches.did`)
+AUTHORED = frozenset({Kind.ANNOTATIONS.value, Kind.GROUP.value, Kind.LABELS.value})
 #: a dossier is told as expiring this long before its `dateExpiration`: the notice the service gives
 #: before deleting an expired dossier (two weeks in its source as read; not exposed by the API)
 EXPIRY_NOTICE = dt.timedelta(days=14)
@@ -144,8 +146,8 @@ def follower_tag(email: str) -> str:
 @dataclass(frozen=True)
 class DossierChange:
     """One thing that happened to a dossier, of a `Kind` (its stored name): `state` the new state,
-    `by` who did it when the service says (an agent's e-mail, lower case; "" for the service or
-    unknown), `detail` what the kind's words need (`asked` or `resolved` for a correction; `to` or
+    `by` who did it when the service says (an agent's e-mail, lower case) or the bot noted it (their
+    `follower_tag`), "" for the service or unknown, `detail` what the kind's words need (`asked` or `resolved` for a correction; `to` or
     `away` for a group: its `group` is the one concerned, `other` the one it went to or came from;
     the expiry day, ISO, for `expiring`; the labels now, for `labels`)."""
 
@@ -167,6 +169,9 @@ class DossierChange:
 
     def followed_by(self, email: str) -> bool:
         return follower_tag(email) in self.followers
+
+    def done_by(self, email: str) -> bool:
+        return bool(self.by) and self.by in (email.strip().lower(), follower_tag(email))
 
 
 @dataclass(frozen=True)
@@ -492,6 +497,30 @@ class Watches:
                     pipe.hset(memory, number, old.kept(score))
             await pipe.execute()
         return made
+
+    async def did(self, demarche: int, number: int, kind: Kind, email: str, at: dt.datetime) -> None:
+        """The bot acted as this person on the dossier (annotations, its group, its labels: kinds the
+        service does not say who did): the watch then does not tell them what they did."""
+        name = key("desk-did", str(demarche))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hset(name, f"{number}:{kind.value}", json.dumps([follower_tag(email), at.timestamp()]))
+            pipe.expire(name, KEPT_SECONDS)
+            await pipe.execute()
+
+    async def authored(self, demarche: int, changes: list[DossierChange], since: dt.datetime) -> list[DossierChange]:
+        """`changes` with who did them where the service does not say and the bot acted since `since`
+        (less the overlap): `by` is then that person's `follower_tag`."""
+        unknown = [change for change in changes if not change.by and change.kind in AUTHORED]
+        if not unknown:
+            return changes
+        fields = [f"{change.number}:{change.kind}" for change in unknown]
+        noted = dict(zip(fields, await self._redis.hmget(key("desk-did", str(demarche)), fields), strict=True))
+        found = []
+        for change in changes:
+            raw = noted.get(f"{change.number}:{change.kind}") if not change.by else None
+            who, when = json.loads(as_text(raw) or "") if raw else ("", 0.0)
+            found.append(replace(change, by=str(who)) if who and when > (since - OVERLAP).timestamp() else change)
+        return found
 
     async def note_unanswered(self, account: str, demarche: int, states: list[Unanswered]) -> None:
         name = key("desk-unanswered", account, str(demarche))

@@ -121,7 +121,7 @@ async def read_changes(watches: Watches, account: DossierAccount, number: int, n
             await watches.read_on(account.name, number, None)
         return Polled([], since - OVERLAP)
     await watches.note_unanswered(account.name, number, read.waiting)
-    changes = read.changes + await watches.recall(account.name, number, read, now)
+    changes = await watches.authored(number, read.changes + await watches.recall(account.name, number, read, now), since)
     if read.after is not None:
         await watches.read_on(account.name, number, read.after)
         return Polled(changes, since - OVERLAP)
@@ -137,6 +137,6 @@ async def relation(account: DossierAccount, change: DossierChange, email: str) -
         groups = (await account.access.membership(change.demarche)).groups_of(email)
     except errors.DossierServiceError:
         return Relation.NONE
-    if change.group not in groups or (change.by and change.by == email.strip().lower()):
+    if change.group not in groups or change.done_by(email):
         return Relation.NONE
     return Relation.FOLLOWS if change.followed_by(email) else Relation.GROUP

@@ -12,6 +12,7 @@ import json
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.dossiers.watch import Watches
 from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, click, dossier
@@ -116,6 +117,7 @@ async def test_a_deactivated_slack_account_hears_nothing(digest_bot: Bot, ds: Fa
     ds.deposit(101)  # in the group of both
     await a_round(digest_bot)
     assert news(slack, "U0ALICE") == [] and len(news(slack, "U0BOB")) == 1
+    assert await Watches(digest_bot.runtime.redis).of(TEAM, "U0ALICE") is None  # her watch is dropped
 
 
 async def test_watch_off_and_the_workspaces_own_demarches(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:

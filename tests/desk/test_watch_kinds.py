@@ -90,6 +90,29 @@ async def test_a_dossier_sent_to_another_group_is_told_to_both(digest_bot: Bot, 
     assert "n° 2" not in told(slack, "U0SUD") and "left your group" not in told(slack, "U0ALICE")
 
 
+async def test_what_the_bot_did_as_someone_is_not_told_to_them(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                demarche: FakeDemarche, followed: FakeDossier) -> None:
+    """The service does not say who moved a dossier or changed its annotations: when the bot did it
+    as Alice (the desk's acts note it), she is not told; Bob is."""
+    from clients.dossiers.news_kinds import Kind
+
+    n = followed.number
+    followed.followers.add(ALICE)
+    now = dt.datetime.now(dt.UTC)
+    await watches(digest_bot).did(101, n, Kind.GROUP, ALICE, now)
+    await watches(digest_bot).did(101, n, Kind.ANNOTATIONS, ALICE, now)
+    ds.annotate(101, n)
+    await a_round(digest_bot)
+    assert told(slack, "U0ALICE") == ""
+    assert f"Les annotations privées du dossier n° {n}" in told(slack, "U0BOB")
+    slack.messages.clear()
+    ds.reroute(101, n, 2)
+    await a_round(digest_bot)
+    assert told(slack, "U0ALICE") == ""
+    assert f"Le dossier n° {n} a quitté votre groupe" in told(slack, "U0BOB")
+    assert f"Dossier n° {n} was sent to your group" in told(slack, "U0SUD")
+
+
 async def test_labels_are_seen_when_the_dossier_next_changes(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
                                                              demarche: FakeDemarche, followed: FakeDossier) -> None:
     n = followed.number
