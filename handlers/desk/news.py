@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from babel.dates import format_date
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import Block, ContextBlock, SectionBlock
 
 from clients.dossiers.models import STATES
+from clients.dossiers.news_kinds import Choices, ServiceDefaults
 from clients.dossiers.watch import DossierChange
 from domain.dossiers.news import NewsRounds, Watcher
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
@@ -37,10 +38,12 @@ GONE = frozenset({"cannot_dm_bot", "user_disabled", "user_not_found", "account_i
 
 @dataclass
 class Watching:
-    """For the scheduler: a round of reading and telling, every `seconds`, by one process."""
+    """For the scheduler: a round of reading and telling, every `seconds`, by one process; how much
+    of each kind each person wants comes from `choices` (the service's defaults until they choose)."""
 
     services: Services
     seconds: int
+    choices: Choices = field(default_factory=ServiceDefaults)
 
     async def due(self, now: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
         watches = self.services.watches
@@ -51,7 +54,7 @@ class Watching:
     async def round(self, now: dt.datetime) -> int:
         """Reads every watched démarche once per token, tells each person what is theirs; how many
         DMs went out."""
-        rounds = NewsRounds(self.services.watches, self.services.accounts)
+        rounds = NewsRounds(self.services.watches, self.services.accounts, self.choices)
         return sum([await self._tell(rounds, watcher) for watcher in await rounds.read(now)])
 
     async def _tell(self, rounds: NewsRounds, watcher: Watcher) -> int:

@@ -11,6 +11,7 @@ import pytest
 
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche, FakeDossier
+from clients.dossiers.news_kinds import DEFAULTS, Kind, Level
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, dossier
 from tests.desk.test_watch import a_round, news
@@ -58,6 +59,31 @@ async def test_the_applicants_and_the_experts_news_go_to_its_followers(digest_bo
     assert f"Un expert a rendu son avis sur le dossier n° {n}" in bobs
     assert told(slack, "U0ALICE") == ""  # in the group, not following it: "followed" is the service's default
     assert told(slack, "U0SUD") == ""  # another group
+
+
+class Chosen:
+    """Levels a person chose (what the choices' store answers), the service's defaults elsewhere."""
+
+    def __init__(self, chosen: dict[tuple[str, str], Level]) -> None:
+        self.chosen = chosen
+
+    async def level(self, team: str, user: str, demarche: int, kind: Kind) -> Level:
+        return self.chosen.get((user, kind.value), DEFAULTS[kind])
+
+
+async def test_each_persons_level_decides(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche,
+                                          followed: FakeDossier) -> None:
+    """Alice, not following the dossier, hears its changes at `all`; Bob, following it, hears nothing at `off`."""
+    watching = digest_bot.runtime.watching
+    assert watching is not None
+    watching.choices = Chosen({("U0ALICE", "modified"): Level.ALL, ("U0BOB", "modified"): Level.OFF,
+                               ("U0BOB", "deposited"): Level.OFF})
+    ds.modify(101, followed.number)
+    ds.deposit(101)
+    await a_round(digest_bot)
+    assert f"The applicant changed their answers on dossier n° {followed.number}" in told(slack, "U0ALICE")
+    assert told(slack, "U0BOB") == ""
+    assert told(slack, "U0SUD") == ""  # `all` is for the dossiers of one's groups only
 
 
 async def test_a_correction_asked_then_submitted(digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche,
