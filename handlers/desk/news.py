@@ -97,7 +97,7 @@ class Watching:
 def news_words(lang: str, change: DossierChange) -> str:
     """One item's words: `desk.news.<kind>`, or `desk.news.<kind>_<detail>` for a kind told two
     ways (a correction asked or resolved, a dossier moved to or away from the group)."""
-    two_ways = change.detail in ("asked", "resolved", "to", "away")
+    two_ways = change.kind in ("correction", "group")
     detail = change.detail
     if change.kind == "expiring":
         detail = format_date(dt.date.fromisoformat(change.detail), "long", locale=lang if lang in LANGUAGES else "en")
