@@ -29,6 +29,8 @@ SUITES = {
     "desk": "/dossier look-ups, an act and a watch round: their time and the requests they cost",
     "twin": "the bot beside its twin (a bare Bolt app doing the same outside work): CPU of /room list, /room new and "
             "/dossier, ack p99 at 100/s, the highest steady rate, burst acks, ready time; the twin's own floor",
+    "watch": "/dossier watch: 1,000 watchers over 100 démarches, 5 % of dossiers changing an hour (simulated clock): "
+             "requests and DMs a round, change → DM latency, CPU a round",
 }
 
 

@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 
 from bot.demo.ds_acts import Acts, wire
 from bot.demo.ds_cost import MAX_COMPLEXITY
-from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeGroup
+from bot.demo.ds_data import FakeAvis, FakeDemarche, FakeDossier, FakeGroup
 from bot.demo.ds_graph import Graph
 from bot.demo.ds_http import Endpoint, request_token
 
@@ -117,6 +117,57 @@ class FakeDS:
         dossier = next(d for d in self.demarches[number].dossiers if d.number == dossier_number)
         dossier.state, dossier.updated = state, self.now
         _entered(dossier, state, self.now)
+
+    def _dossier(self, number: int, dossier_number: int) -> FakeDossier:
+        return next(d for d in self.demarches[number].dossiers if d.number == dossier_number)
+
+    def _touched(self, number: int, dossier_number: int) -> FakeDossier:
+        """A change the service saves on the dossier: its updatedAt moves (`updatedSince` finds it)."""
+        self.now += dt.timedelta(seconds=1)
+        dossier = self._dossier(number, dossier_number)
+        dossier.updated = self.now
+        return dossier
+
+    def modify(self, number: int, dossier_number: int) -> None:
+        """The applicant changes their answers (dateDerniereModificationChamps)."""
+        dossier = self._touched(number, dossier_number)
+        dossier.modified = self.now
+
+    def annotate(self, number: int, dossier_number: int) -> None:
+        """An instructeur changes a private annotation (dateDerniereModificationAnnotations)."""
+        dossier = self._touched(number, dossier_number)
+        dossier.annotated = self.now
+
+    def answer_avis(self, number: int, dossier_number: int, expert: str) -> None:
+        """An expert answers an avis asked of them (asked now if it was not; an avis touches the dossier)."""
+        dossier = self._touched(number, dossier_number)
+        waiting = next((a for a in dossier.avis if a.expert == expert and a.answered is None), None)
+        if waiting is None:
+            waiting = FakeAvis(expert, self.now)
+            dossier.avis.append(waiting)
+        waiting.answered = self.now
+
+    def resolve_correction(self, number: int, dossier_number: int) -> None:
+        """The applicant submits the correction asked (their answers change with it)."""
+        dossier = self._touched(number, dossier_number)
+        for message in dossier.messages:
+            if message.correction and message.resolved is None:
+                message.resolved = self.now
+        dossier.pending_correction = False
+        dossier.modified = self.now
+
+    def reroute(self, number: int, dossier_number: int, group: int) -> None:
+        """dossierChangerGroupeInstructeur: the dossier goes to another group (a save: updatedAt moves)."""
+        self._touched(number, dossier_number).group = group
+
+    def label(self, number: int, dossier_number: int, *labels: str) -> None:
+        """The dossier's labels become `labels` — a DossierLabel does not touch the dossier (§9.3):
+        updatedAt stays, so `updatedSince` does not find it for that alone."""
+        self._dossier(number, dossier_number).labels = list(labels)
+
+    def expire_on(self, number: int, dossier_number: int, when: dt.datetime) -> None:
+        """The day the service will delete the dossier (dateExpiration; set with its other dates)."""
+        self._touched(number, dossier_number).expires = when
 
     def delete(self, number: int, dossier_number: int, *, pending: bool = False) -> None:
         self.now += dt.timedelta(seconds=1)

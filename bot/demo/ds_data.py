@@ -14,7 +14,15 @@ class FakeMessage:
     body: str
     created: dt.datetime
     discarded: dt.datetime | None = None
-    correction: str | None = None
+    correction: str | None = None  # the reason of a correction asked with this message
+    resolved: dt.datetime | None = None  # when that correction was resolved (submitted, or withdrawn)
+
+
+@dataclass
+class FakeAvis:
+    expert: str
+    asked: dt.datetime
+    answered: dt.datetime | None = None
 
 
 @dataclass
@@ -29,6 +37,10 @@ class FakeDossier:
     sva: dt.date | None = None  # datePrevisionnelleDecisionSVASVR
     group: int = 1  # every dossier is in a groupe instructeur (the démarche's default one, number 1)
     labels: list[str] = field(default_factory=list)
+    modified: dt.datetime | None = None  # the applicant last changed their answers (else: as deposited)
+    annotated: dt.datetime | None = None  # the private annotations last changed (else: as deposited)
+    expires: dt.datetime | None = None  # dateExpiration
+    avis: list[FakeAvis] = field(default_factory=list)
     usager: str = "usager.prive@example.fr"  # served only to a query that selects it: only the card's does
     followers: set[str] = field(default_factory=set)  # instructeurs' e-mails, lower case
     messages: list[FakeMessage] = field(default_factory=list)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from graphql import GraphQLError
 
 from bot.demo.ds_acts import typed_id
-from bot.demo.ds_data import FakeDemarche, FakeDossier
+from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
 
 
 class People(Protocol):
@@ -93,7 +93,7 @@ class Graph:
         person = self.ds.acts.person
         return {
             "id": typed_id("Dossier", d.id), "number": d.number, "state": d.state, "archived": d.archived,
-            "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
+            **_dates(d), **_avis(d, person),
             "datePassageEnConstruction": d.deposited.isoformat(),
             "datePassageEnInstruction": d.instructed.isoformat() if d.instructed else None,
             "dateTraitement": d.decided.isoformat() if d.decided else None,
@@ -105,8 +105,7 @@ class Graph:
             "usager": {"id": typed_id("User", d.id), "email": d.usager},
             "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title},
             "instructeurs": [person(email) for email in sorted(d.followers)],
-            "messages": [{"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
-                          "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": []} for m in d.messages],
+            "messages": [_message(m) for m in d.messages],
             "traitements": [{"id": typed_id("Traitement", index), "event": event, "emailAgentTraitant": agent,
                              "dateTraitement": when.isoformat()} for index, (event, agent, when) in enumerate(d.traitements, 1)],
             "motivation": d.motivation,
@@ -161,3 +160,29 @@ def _cursor(position: tuple[dt.datetime, int]) -> str:
 def _parse_time(value: str) -> dt.datetime:
     parsed = dt.datetime.fromisoformat(value)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+
+def _dates(d: FakeDossier) -> dict[str, Any]:
+    """When the applicant or an instructeur last changed the dossier, its pending correction, its expiry."""
+    pending = [m.created for m in d.messages if m.correction and not m.resolved]
+    return {
+        "dateDepot": d.deposited.isoformat(), "dateDerniereModification": d.updated.isoformat(),
+        "dateDerniereModificationChamps": (d.modified or d.deposited).isoformat(),
+        "dateDerniereModificationAnnotations": (d.annotated or d.deposited).isoformat(),
+        "dateDerniereCorrectionEnAttente": max(pending).isoformat() if pending else None,
+        "dateExpiration": d.expires.isoformat() if d.expires else None,
+    }
+
+
+def _avis(d: FakeDossier, person: Callable[[str], dict[str, str]]) -> dict[str, Any]:
+    return {"avis": [{"id": typed_id("Avis", index), "dateQuestion": a.asked.isoformat(),
+                      "dateReponse": a.answered.isoformat() if a.answered else None, "expert": person(a.expert)}
+                     for index, a in enumerate(d.avis, 1)]}
+
+
+def _message(m: FakeMessage) -> dict[str, Any]:
+    correction = {"reason": m.correction, "dateResolution": m.resolved.isoformat() if m.resolved else None}
+    return {"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
+            "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": [],
+            "correction": correction if m.correction else None}

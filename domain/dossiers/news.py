@@ -3,8 +3,10 @@
 Every round reads each watched démarche once for every token (`clients.dossiers.watch`), whoever
 watches it with that token; then, for each watcher, keeps what concerns them — their groups and
 their follows as the service lists them now, so rights that end stop the news — and what they
-were not told yet (what was told is remembered per démarche). Who a watcher is (their e-mail, and
-whether their account still stands) is the surface's to say; the words and the message are its too.
+were not told yet (what was told is remembered per démarche), at the level they chose for each kind
+(`Choices`: the service's defaults until they choose). Kinds someone does (a state, a correction
+asked) are not told to the one who did them. Who a watcher is (their e-mail, and whether their
+account still stands) is the surface's to say; the words and the message are its too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.news_kinds import Choices, Kind, Level, Relation, ServiceDefaults, wants
-from clients.dossiers.watch import OVERLAP, DossierChange, Watches, changes_since
+from clients.dossiers.watch import OVERLAP, ChangeSource, DossierChange, Polling, Watches
 from domain.dossiers.accounts import WorkspaceAccounts
 
 log = logging.getLogger(__name__)
@@ -84,7 +86,7 @@ class NewsRounds:
         return watchers
 
     async def theirs(self, watcher: Watcher, email: str) -> dict[int, list[DossierChange]]:
-        """What concerns the watcher (known by `email`) of what was read, démarche by démarche."""
+        """What the watcher (known by `email`) wants of what was read, démarche by démarche."""
         return {number: [change for change in each.changes if (why := await self.why(watcher, change, email)) is not None
                          and wants(why.level, why.relation)]
                 for number, each in watcher.polled.items()}
@@ -92,15 +94,11 @@ class NewsRounds:
     async def why(self, watcher: Watcher, change: DossierChange, email: str) -> Why | None:
         """How the watcher stands to the changed dossier now, and the level they chose for its kind;
         None when it is not theirs at all."""
-        if not await _concerns(watcher.account, change, email):
+        related = await relation(watcher.account, change, email)
+        if related is Relation.NONE:
             return None
-        try:
-            kind = Kind(change.kind)
-        except ValueError:
-            return None
-        relation = Relation.FOLLOWS if email.lower() in change.followers else Relation.GROUP
-        level = await self.choices.level(watcher.team, watcher.user, change.demarche, kind)
-        return Why(relation, level, await _group_label(watcher.account, change))
+        level = await self.choices.level(watcher.team, watcher.user, change.demarche, Kind(change.kind))
+        return Why(related, level, await _group_label(watcher.account, change))
 
     async def untold(self, watcher: Watcher, theirs: dict[int, list[DossierChange]]) -> list[DossierChange]:
         """Of what is theirs, what they were not told yet — now counted as told."""
@@ -112,16 +110,22 @@ class NewsRounds:
         return news
 
 
+def polling(account: DossierAccount) -> ChangeSource | None:
+    """Where the token's changes come from: the service asked every round (no webhooks yet)."""
+    return Polling(account.desk.service) if account.desk is not None else None
+
+
 async def read_changes(watches: Watches, account: DossierAccount, number: int, now: dt.datetime) -> Polled:
     """The démarche's changes since it was last read for this token (from now on, the first time);
     a backlog too large for one round goes on from its cursor the next."""
     reading = await watches.reading(account.name, number)
-    if reading is None or account.desk is None:
+    source = polling(account)
+    if reading is None or source is None:
         await watches.read_until(account.name, number, now)
         return Polled([], now - OVERLAP)
     since, after = reading
     try:
-        read = await changes_since(account.desk.service, number, since, after)
+        read = await source.changes(number, since, after)
     except errors.OverShare:
         log.info("watch of n° %d waits: the share of the allowance for watches is spent this minute", number)
         return Polled([], since - OVERLAP)
@@ -131,11 +135,12 @@ async def read_changes(watches: Watches, account: DossierAccount, number: int, n
             await watches.read_on(account.name, number, None)
         return Polled([], since - OVERLAP)
     await watches.note_unanswered(account.name, number, read.waiting)
+    changes = await watches.authored(number, read.changes + await watches.recall(account.name, number, read, now), since)
     if read.after is not None:
         await watches.read_on(account.name, number, read.after)
-        return Polled(read.changes, since - OVERLAP)
+        return Polled(changes, since - OVERLAP)
     await watches.read_until(account.name, number, now)
-    return Polled(read.changes, now - OVERLAP)
+    return Polled(changes, now - OVERLAP)
 
 
 async def _group_label(account: DossierAccount, change: DossierChange) -> str:
@@ -146,15 +151,14 @@ async def _group_label(account: DossierAccount, change: DossierChange) -> str:
     return groups[change.group][0] if change.group in groups else ""
 
 
-async def _concerns(account: DossierAccount, change: DossierChange, email: str) -> bool:
-    """In one of their groups as the service lists them now (rights that ended stop the news): a
-    deposit, the applicant's message; a state changed by someone else on a dossier they follow."""
+async def relation(account: DossierAccount, change: DossierChange, email: str) -> Relation:
+    """How the person stands to the changed dossier now, as the service lists its groups (rights
+    that ended stop the news): in the group the change concerns, following it or not; NONE too for
+    the one who did it."""
     try:
         groups = (await account.access.membership(change.demarche)).groups_of(email)
     except errors.DossierServiceError:
-        return False
-    if change.group not in groups:
-        return False
-    if change.kind == "state":
-        return email.lower() in change.followers and change.by != email.lower()
-    return True
+        return Relation.NONE
+    if change.group not in groups or change.done_by(email):
+        return Relation.NONE
+    return Relation.FOLLOWS if change.followed_by(email) else Relation.GROUP

@@ -12,6 +12,7 @@ import json
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
+from clients.dossiers.watch import Watches
 from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, click, dossier
@@ -54,7 +55,7 @@ async def test_watch_tells_each_person_what_is_theirs_once(digest_bot: Bot, ds: 
     assert f"Dossier n° {deposited.number} was deposited" in text_of(alices)
     assert f"The applicant wrote on dossier n° {followed.number}" in text_of(alices)
     assert "is now under review" not in text_of(alices)  # her own act
-    assert f"Le dossier n° {followed.number}, que vous suivez, est désormais en instruction" in text_of(bobs)
+    assert f"Le dossier n° {followed.number} est désormais en instruction" in text_of(bobs)
     assert "dossier_open" in json.dumps(alices) and len(text_of(alices).split(f"n° {deposited.number}")) >= 2
     await a_round(digest_bot)  # read again with its overlap: nothing new, nobody told twice
     assert len(news(slack, "U0ALICE")) == 1 and len(news(slack, "U0BOB")) == 1
@@ -68,6 +69,8 @@ async def test_a_round_with_nothing_new_costs_one_request_a_demarche(digest_bot:
     before = len(ds.queries)
     await a_round(digest_bot)
     assert len(ds.queries) - before == 11 and all(q["operationName"] == "getDossierChanges" for q in ds.queries[before:])
+    # the deleted dossiers are read in that same request
+    assert all("deletedDossiers" in q["query"] and q["variables"]["withDeleted"] for q in ds.queries[before:])
 
 
 async def test_one_round_across_processes(digest_bot: Bot, demarche: FakeDemarche) -> None:
@@ -114,6 +117,7 @@ async def test_a_deactivated_slack_account_hears_nothing(digest_bot: Bot, ds: Fa
     ds.deposit(101)  # in the group of both
     await a_round(digest_bot)
     assert news(slack, "U0ALICE") == [] and len(news(slack, "U0BOB")) == 1
+    assert await Watches(digest_bot.runtime.redis).of(TEAM, "U0ALICE") is None  # her watch is dropped
 
 
 async def test_watch_off_and_the_workspaces_own_demarches(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:

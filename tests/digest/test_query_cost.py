@@ -18,7 +18,7 @@ from clients.dossiers.desk import DOCUMENTS
 from clients.dossiers.queries import QUERIES
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
-from clients.dossiers.watch import GET_DOSSIER_CHANGES
+from clients.dossiers.watch import GET_DELETED_SINCE, GET_DOSSIER_CHANGES
 from clients.retry import RetryPolicy
 
 #: the bot's own ceiling: the service's 60,000 less a 20 % margin for its next schema and scoring
@@ -37,14 +37,15 @@ WORKED = """query Page($n: Int!, $after: String, $since: ISO8601DateTime) {
 
 #: every variable any document takes, at its largest (none changes a page's size: they are literals)
 LARGEST = {"demarcheNumber": 2**31 - 1, "dossierNumber": 2**31 - 1, "after": "x" * 200,
-           "updatedSince": "2026-01-01T00:00:00+00:00", "deletedSince": "2026-01-01T00:00:00+00:00",
+           "updatedSince": "2026-01-01T00:00:00+00:00", "deletedAfter": "x" * 200, "deletedSince": "2026-01-01T00:00:00+00:00",
            "input": {"dossierId": "RG9zc2llci0x", "instructeurId": "SW5zdHJ1Y3RldXItMQ==", "motivation": "x" * 5000,
                      "body": "x" * 5000, "follow": True}}
 
 
 def every_document() -> dict[str, str]:
     """What the dossier client, the desk and the watch can send, by operation name."""
-    return {**{name: document for name, (document, _) in QUERIES.items()}, **DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES}
+    return {**{name: document for name, (document, _) in QUERIES.items()}, **DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES,
+            "getDeletedSince": GET_DELETED_SINCE}
 
 
 def test_the_estimator_scores_as_the_service_does(ds: FakeDS) -> None:

@@ -100,6 +100,11 @@ class FakeSlack:
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
     after_post: Callable[[dict[str, Any]], None] | None = None
     refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls refused before their method ran
+    # user ids gone from the workspace (removed from `users` too): a DM to one is `channel_not_found`
+    removed: set[str] = field(default_factory=set)
+    # user id → the refusal a DM to them meets whatever their profile says (a person deactivated between
+    # the bot's read of their profile and its post): one of the refusals below
+    dm_refusals: dict[str, str] = field(default_factory=dict)
     response_channels: dict[str, str] = field(default_factory=dict)  # response_url name → its channel
     joined: list[str] = field(default_factory=list)  # channels the bot joined
     connections: set[tuple[str, int]] = field(default_factory=set)  # the callers' (host, port): one per connection
@@ -129,6 +134,11 @@ class FakeSlack:
         self.users[user_id] = {"id": user_id, "team_id": team, "name": user_id.lower(), "deleted": False,
                                "is_bot": False, "is_email_confirmed": True, "locale": locale, "profile": profile,
                                "tz": "Europe/Paris", **extra}
+
+    def remove_user(self, user_id: str) -> None:
+        """The person leaves the workspace: `users.info` says `user_not_found`, a DM `channel_not_found`."""
+        self.users.pop(user_id, None)
+        self.removed.add(user_id)
 
     def response_url(self, name: str = "cmd", channel: str = "C0CHAN") -> str:
         """A `response_url` of an interaction in `channel` (where an `in_channel` reply goes)."""
@@ -416,8 +426,19 @@ class FakeSlack:
 
     def _unpostable(self, channel: str) -> str | None:
         """Why the bot may not post in `channel`, as Slack says it; None when it may."""
-        # a user id writes in the app's DM with them, which always exists; other ids follow `channels`
+        # a user id writes in the app's DM with them, opened as conversations.open opens it: refused for a
+        # deactivated person (`user_disabled`), a bot (`cannot_dm_bot`), an id gone from the workspace
+        # (`channel_not_found`, chat.postMessage's word for a `channel` it cannot use); other ids follow `channels`
         if channel.startswith("U"):
+            person = self.users.get(channel)
+            if channel in self.dm_refusals:
+                return self.dm_refusals[channel]
+            if channel in self.removed:
+                return "channel_not_found"
+            if person is not None and person.get("deleted"):
+                return "user_disabled"
+            if person is not None and person.get("is_bot"):
+                return "cannot_dm_bot"
             return None
         default = {"private": channel.startswith(("G", "D")), "member": not channel.startswith(("G", "D"))}
         info = self.channels.get(channel, default)
@@ -520,6 +541,8 @@ class FakeSlack:
             return {"ok": False, "error": "user_not_found"}
         if user.get("is_bot"):
             return {"ok": False, "error": "cannot_dm_bot"}
+        if user.get("deleted"):
+            return {"ok": False, "error": "user_disabled"}
         self.channels.setdefault("D" + users, {"private": True, "member": True})
         return {"ok": True, "channel": {"id": "D" + users}}
 

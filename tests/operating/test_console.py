@@ -275,10 +275,10 @@ def test_ctrl_c_cancels_a_window_then_leaves_the_shell_in_one_line(tmp_path):
 def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, restore_logging):
     """Démarche and dossier numbers apart; `/dossier watch` alone knows what is watched; Home, the
     digest and its to-do list count the same late dossiers, before and after an act."""
-    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] privacy
-             "/digest subscribe 12345", "/digest now", "5",  # [5] Show them: the list's 25 buttons are [6]–[30]
-             "/dossier 20007", "31", "",  # a late dossier under review: [31] Accept, no motivation
-             "5", "home"]
+    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] Choose [5] [6] Snooze [7] privacy
+             "/digest subscribe 12345", "/digest now", "8",  # [8] Show them: the list's 25 buttons are [9]–[33]
+             "/dossier 20007", "34", "",  # a late dossier under review: [34] Accept, no motivation
+             "8", "home"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed) + "\n"))
     assert main(["shell", "--demo", "--lang", "en"]) == 0
     out = capsys.readouterr().out
