@@ -6,6 +6,7 @@ from handlers import request_ids
 from handlers.core import fallback
 from handlers.desk import buttons as desk_buttons
 from handlers.desk import command as desk_command
+from handlers.desk import editing as desk_editing
 from handlers.desk import mine as desk_home
 from handlers.digest import command as digest_command
 from handlers.digest import needs as digest_needs
@@ -40,6 +41,7 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     digest_needs.register(app, services, digests)
     desk_command.register(app, services)
     desk_buttons.register(app, services)
+    desk_editing.register(app, services)
     desk_home.register(app, services)
     privacy_buttons.register(app, services)
     uninstall.register(app, services)
