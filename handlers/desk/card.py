@@ -105,7 +105,8 @@ def _instruction(lang: str, card: DossierCard) -> list[str]:
                           date=_day(lang, dt.datetime.fromisoformat(moved.assignedAt))))
     if card.avis:
         answered = sum(1 for avis in card.avis if avis.dateReponse)
-        found.append(counted(lang, "desk.avis", len(card.avis), answered=answered))
+        found.append(text(lang, "desk.avis", asked=Mrkdwn(counted(lang, "desk.avis_asked", len(card.avis))),
+                          answered=Mrkdwn(counted(lang, "desk.avis_answered", answered))))
     if card.correction_pending:
         found.append(text(lang, "desk.correction_awaited"))
     if card.decision_read is not None:
