@@ -12,11 +12,15 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeAnnotation, FakeAssignment, FakeAvis, FakeDemarche, FakeDossier
-from clients.dossiers.desk import typed_id
-from tests.conftest import Bot, text_of
+from clients.dossiers import errors
+from clients.dossiers.desk import Act, DossierDesk, typed_id
+from clients.dossiers.rate_limit import RateLimiter
+from clients.dossiers.service import DossierService
+from tests.conftest import Bot, instant_policy, text_of
 from tests.desk.conftest import acts, click, dossier, dumped
 from tests.digest.commands import ALICE
 from tests.fakes.slack import FakeSlack, json_arg
@@ -298,3 +302,21 @@ async def test_the_windows_say_why_they_show_nothing(digest_bot: Bot, ds: FakeDS
     await click(digest_bot, "dossier_regroup", str(found.number))
     assert "has no other open group" in text_of(window(slack))
     assert acts(ds) == []
+
+
+async def test_the_services_refusals_of_a_stale_card_are_typed(ds: FakeDS, labelled: FakeDemarche) -> None:
+    """A label or group changed between the read and the act (two people at once): the service's own
+    texts, typed, which the person hears as "already so" rather than as an error."""
+    desk = DossierDesk(DossierService(ds.url, SecretStr(ds.token), limiter=RateLimiter(1_000_000), policy=instant_policy()))
+    found = ds.deposit(101, "en_instruction")
+    card = await desk.card(found.number)
+    found.labels.append("Urgent")  # added by someone else since
+    with pytest.raises(errors.AlreadySo, match="Ce label est déjà associé au dossier"):
+        await desk.act(Act.ADD_LABEL, card, "", choice=label_id(labelled, "Urgent"))
+    with pytest.raises(errors.AlreadySo, match="Ce label n’est pas associé au dossier"):
+        await desk.act(Act.REMOVE_LABEL, card, "", choice=label_id(labelled, "À relancer"))
+    with pytest.raises(errors.AlreadySo, match="Le dossier est déjà avec le groupe instructeur: 'Nord'"):
+        await desk.act(Act.REGROUP, card, "", choice=typed_id("GroupeInstructeur", 10101))
+    with pytest.raises(errors.NotOfDemarche, match="Le groupe instructeur 'Ailleurs' n’appartient pas à la même démarche"):
+        await desk.act(Act.REGROUP, card, "", choice=typed_id("GroupeInstructeur", 20201))
+    assert all("instructeurId" not in given for _, given in acts(ds))  # the service takes none for these
