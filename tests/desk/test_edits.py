@@ -320,3 +320,16 @@ async def test_the_services_refusals_of_a_stale_card_are_typed(ds: FakeDS, label
     with pytest.raises(errors.NotOfDemarche, match="Le groupe instructeur 'Ailleurs' n’appartient pas à la même démarche"):
         await desk.act(Act.REGROUP, card, "", choice=typed_id("GroupeInstructeur", 20201))
     assert all("instructeurId" not in given for _, given in acts(ds))  # the service takes none for these
+
+
+async def test_a_card_with_everything_at_once_stays_within_slacks_limits(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                         labelled: FakeDemarche) -> None:
+    names = tuple(f"Label {index} " + "x" * 60 for index in range(60))
+    found = ds.deposit(101, "en_instruction", labels=names)
+    found.followers.update(f"instructeur.{index}@example.gouv.fr" for index in range(40))
+    found.avis = [FakeAvis(ds.now) for _ in range(30)]
+    reply = await dossier(digest_bot, str(found.number))  # the Slack fake refuses a message past Slack's limits
+    assert "Labels: Label 0" in text_of(reply) and "…" in text_of(reply)
+    ids = [[e["action_id"] for e in b.get("elements", [])] for b in reply["blocks"] if b["type"] == "actions"]
+    assert all(len(set(block)) == len(block) for block in ids) and len(reply["blocks"]) <= 4
+    assert not slack.refusals
