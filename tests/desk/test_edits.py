@@ -182,14 +182,18 @@ async def test_a_dossier_sent_to_another_group_leaves_the_card_of_one_not_in_it(
                                                                                labelled: FakeDemarche) -> None:
     found = ds.deposit(101, "en_instruction")
     await dossier(digest_bot, str(found.number))
+    asked = len(ds.queries)
     await click(digest_bot, "dossier_regroup", str(found.number))
+    assert len(ds.queries) - asked == 2  # the dossier (who may), the démarche's groups
     drawn = window(slack)
     [menu] = [b for b in drawn["blocks"] if b["type"] == "input"]
     assert [o["text"]["text"] for o in menu["element"]["options"]] == ["Sud"]  # the démarche's other groups
     assert "you can no longer see it" in text_of(drawn)
     empty = await submit(digest_bot, drawn, {}, view_id="V0EMPTY")
     assert empty["response_action"] == "errors" and acts(ds) == []
+    asked = len(ds.queries)
     await submit(digest_bot, drawn, picked("group", menu["element"]["options"][0]["value"], many=False))
+    assert len(ds.queries) - asked == 2  # the dossier read again (who may, now), the mutation answering with the card
     [(name, given)] = acts(ds)
     assert name == "dossierChangerGroupeInstructeur" and "instructeurId" not in given and found.group == 2
     card = replaced(slack)
@@ -260,7 +264,10 @@ async def test_annotations_are_checked_as_the_service_checks_them_and_only_chang
             **typed(shown, "Rappel", {"selected_date_time": 1767600000}),
             **typed(shown, "Thèmes", {"selected_options": [{"value": "vélo"}, {"value": "bus"}]}),
             **typed(shown, "Suivi", {"value": ""})}  # a text emptied: sent as ""
-    await asyncio.gather(*(submit(digest_bot, drawn, good, view_id="V0GOOD") for _ in range(2)))  # replayed
+    asked = len(ds.queries)
+    await submit(digest_bot, drawn, good, view_id="V0GOOD")
+    assert len(ds.queries) - asked == 2  # the dossier read again, the mutation
+    await submit(digest_bot, drawn, good, view_id="V0GOOD")  # replayed
     [(name, given)] = acts(ds)
     assert name == "dossierModifierAnnotations" and given["instructeurId"] == ds.acts.instructeur_id(ALICE)
     sent = {item["id"]: item["value"] for item in given["annotations"]}
