@@ -116,6 +116,8 @@ def _room_error(error: BaseException, say: _Say, on_home: bool) -> Explained | N
 def dossier_refusal(lang: str, error: dossier_errors.DossierServiceError, number: int) -> str:
     """The dossier service's refusal of a look-up or an act on dossier `number`: what happened, and what to do."""
     e = dossier_errors
+    if (edited := _edit_refused(lang, error, number)) is not None:
+        return edited
     match error:
         case e.ReadOnlyToken():
             return text(lang, "desk.read_only")
@@ -139,6 +141,21 @@ def dossier_refusal(lang: str, error: dossier_errors.DossierServiceError, number
             log.error("the dossier service refuses the bot's token (%s): %s", error.reason, error)
             return text(lang, "desk.token_refused", reason=dossier_reason(lang, error))
     return text(lang, "desk.unavailable")
+
+
+def _edit_refused(lang: str, error: dossier_errors.DossierServiceError, number: int) -> str | None:
+    """The refusals of a label, a group or annotations (issue 44)."""
+    e = dossier_errors
+    match error:
+        case e.NotOfDemarche():
+            return text(lang, "desk.not_of_demarche", number=number)
+        case e.AlreadySo(said=said):
+            return text(lang, "desk.already_so", number=number, said=quoted(said, 200))
+        case e.AnnotationsRefused(saved=saved, unsaved=unsaved, said=said):
+            return text(lang, "desk.annotations_partly" if saved else "desk.annotations_refused", number=number,
+                        saved=", ".join(f"« {name} »" for name in saved), unsaved=", ".join(f"« {name} »" for name in unsaved),
+                        said=quoted(said, 300))
+    return None
 
 
 def dossier_reason(lang: str, error: dossier_errors.DossierServiceError) -> str:

@@ -6,6 +6,7 @@ from handlers import request_ids
 from handlers.core import fallback
 from handlers.desk import buttons as desk_buttons
 from handlers.desk import command as desk_command
+from handlers.desk import editing as desk_editing
 from handlers.desk import hearing as desk_hearing
 from handlers.desk import hearing_home as desk_hearing_home
 from handlers.desk import mine as desk_home
@@ -42,6 +43,7 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     digest_needs.register(app, services, digests)
     desk_command.register(app, services)
     desk_buttons.register(app, services)
+    desk_editing.register(app, services)
     desk_home.register(app, services)
     desk_hearing.register(app, services)
     desk_hearing_home.register(app, services)

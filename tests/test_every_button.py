@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.demo.ds import FakeDS
-from bot.demo.ds_data import FakeDemarche
+from bot.demo.ds_data import FakeAnnotation, FakeDemarche
 from tests.conftest import Bot
 from tests.desk.conftest import BOB, demarche, dossier
 from tests.digest.commands import digest
@@ -110,6 +110,8 @@ def submission(view: dict[str, Any], user: str) -> str:
 async def draw_everything(bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
     """What people do that makes the bot draw: each feature's messages, Home, cards, digests, news."""
     slack.add_user("U0ADMIN", "admin@example.gouv.fr", locale="en-US", is_admin=True)
+    demarche.label("Urgent")  # the card's windows draw the démarche's labels and annotations
+    demarche.annotations = [FakeAnnotation(1, "DropDownList", "Priorité", ["haute", "basse"]), FakeAnnotation(2, "YesNo", "Conforme")]
     await bot.reply("new restricted")
     await bot.reply("new public")
     await bot.reply("list")
@@ -176,6 +178,8 @@ async def test_every_control_the_bot_draws_is_answered(digest_bot: Bot, ds: Fake
     drawn = {re.sub(r"_\d+$", "", action) for action, _ in clicked}  # dossier_open_<n> is one kind of button
     # the walk reached each feature's controls (a scenario that stops drawing would make it vacuous)
     assert {"dossier_start", "dossier_accept", "dossier_reopen", "dossier_follow", "dossier_unfollow", "dossier_message",
-            "dossier_open", "digest_show_needs", "room_cancel", "home_new_room"} <= drawn, sorted(drawn)
-    assert {"dossier_decision", "dossier_message_modal"} <= submitted, submitted
+            "dossier_open", "digest_show_needs", "room_cancel", "home_new_room", "dossier_labels", "dossier_regroup",
+            "dossier_annotations", "dossier_elsewhere"} <= drawn, sorted(drawn)
+    assert {"dossier_decision", "dossier_message_modal", "dossier_labels_modal", "dossier_regroup_modal",
+            "dossier_annotations_modal"} <= submitted, submitted
     assert slack.called("chat.unfurl"), "no link preview was drawn"

@@ -89,7 +89,8 @@ class Asking:
         submission = {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": self._me.id, "team_id": TEAM},
                       "trigger_id": secrets.token_hex(8),
                       "view": {"id": view["id"], "type": "modal", "callback_id": view.get("callback_id", ""),
-                               "private_metadata": view.get("private_metadata", ""), "state": {"values": values}}}
+                               "private_metadata": view.get("private_metadata", ""), "blocks": view.get("blocks") or [],
+                               "state": {"values": values}}}
         request = AsyncBoltRequest(body=urlencode({"payload": json.dumps(submission)}),
                                    headers={"content-type": "application/x-www-form-urlencoded"})
         response = await self._runtime.app.async_dispatch(request)
@@ -108,9 +109,9 @@ class Asking:
         label = self._screen.read((block.get("label") or {}).get("text", ""))
         hint = text(self._screen.lang, "shell.optional") if block.get("optional") else ""
         while True:
-            if kind in ("static_select", "radio_buttons", "checkboxes"):
+            if kind in PICKED:
                 options = tuple((self._screen.read(o["text"]["text"]), str(o["value"])) for o in element.get("options") or [])
-                many = kind == "checkboxes"
+                many = kind in MANY
                 self._out.write(f"{label} {text(self._screen.lang, 'shell.pick_many' if many else 'shell.pick_one')}{hint}\n")
                 for number, (option, _) in enumerate(options, start=1):
                     self._out.write(f"  {number}. {option}\n")
@@ -122,7 +123,7 @@ class Asking:
             line = line.strip()
             if not line:
                 if block.get("optional"):
-                    return {}
+                    return _initial(kind, element)  # Slack sends an untouched field's value as drawn
                 initial = element.get("initial_option")
                 if initial:
                     return {"type": kind, "selected_option": initial}
@@ -134,8 +135,10 @@ class Asking:
             self._screen.say("shell.not_understood")
 
     def _read_field(self, kind: str, line: str, element: dict[str, Any]) -> dict[str, Any] | None:
-        if kind in ("static_select", "radio_buttons", "checkboxes"):
+        if kind in PICKED:
             return _picked(kind, line, element.get("options") or [])
+        if kind == "datepicker":
+            return {"type": kind, "selected_date": line} if len(line) == 10 else None
         if kind == "multi_users_select":
             names = [word.lstrip("@") for word in line.replace(",", " ").split()]
             return {"type": kind, "selected_users": [self._slack.directory.person(name).id for name in names if name]}
@@ -162,16 +165,30 @@ class Asking:
         return None
 
 
+#: the fields answered by numbers among their options; those that take several
+PICKED = ("static_select", "radio_buttons", "checkboxes", "multi_static_select")
+MANY = ("checkboxes", "multi_static_select")
+
+
 def _picked(kind: str, line: str, options: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The options picked by their numbers (`2`, `1, 3` for checkboxes), as Slack sends them; None when the numbers are not."""
     picked = [int(word) for word in line.replace(",", " ").split() if word.isdecimal()]
-    if not picked or any(not 1 <= n <= len(options) for n in picked) or (kind != "checkboxes" and len(picked) > 1):
+    if not picked or any(not 1 <= n <= len(options) for n in picked) or (kind not in MANY and len(picked) > 1):
         return None
     chosen = [options[n - 1] for n in dict.fromkeys(picked)]
-    return {"type": kind, "selected_options": chosen} if kind == "checkboxes" else {"type": kind, "selected_option": chosen[0]}
+    return {"type": kind, "selected_options": chosen} if kind in MANY else {"type": kind, "selected_option": chosen[0]}
+
+
+def _initial(kind: str, element: dict[str, Any]) -> dict[str, Any]:
+    """An optional field left as drawn, in the shape Slack sends it ({} when it was drawn empty)."""
+    drawn = {"value": element.get("initial_value"), "selected_option": element.get("initial_option"),
+             "selected_options": element.get("initial_options"), "selected_date": element.get("initial_date"),
+             "selected_date_time": element.get("initial_date_time")}
+    kept = {key: value for key, value in drawn.items() if value is not None}
+    return {"type": kind, **kept} if kept else {}
 
 
 def _typed(kind: str) -> str:
     """The catalog's hint for a field typed as text."""
     return {"multi_users_select": "people", "users_select": "person", "conversations_select": "channel",
-            "channels_select": "channel", "datetimepicker": "when"}.get(kind, "text")
+            "channels_select": "channel", "datetimepicker": "when", "datepicker": "day"}.get(kind, "text")

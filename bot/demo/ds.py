@@ -25,7 +25,8 @@ from bot.demo.ds_data import FakeAvis, FakeDemarche, FakeDossier, FakeGroup
 from bot.demo.ds_graph import Graph
 from bot.demo.ds_http import Endpoint, request_token
 
-#: the service's schema (SDL, 2026-01-15, 225 types), shipped with the stand-in that runs on it
+#: the service's schema (SDL, September 2026 @45541a2a, 242 types; a copy of tests/data/ds-schema-2026.graphql),
+#: shipped with the stand-in that runs on it
 SCHEMA = Path(__file__).with_name("ds-schema.graphql")
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 TOKEN = "ds-token-secret-value"
@@ -143,7 +144,7 @@ class FakeDS:
         dossier = self._touched(number, dossier_number)
         waiting = next((a for a in dossier.avis if a.expert == expert and a.answered is None), None)
         if waiting is None:
-            waiting = FakeAvis(expert, self.now)
+            waiting = FakeAvis(self.now, expert=expert)
             dossier.avis.append(waiting)
         waiting.answered = self.now
 

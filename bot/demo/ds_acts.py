@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from graphql import GraphQLError
 
-from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
+from bot.demo.ds_data import FakeAssignment, FakeDemarche, FakeDossier, FakeLabel, FakeMessage
 
 
 class Nodes(Protocol):
@@ -61,6 +61,19 @@ NO_RIGHTS = "L\u2019instructeur n\u2019a pas les droits d\u2019accès à ce doss
 EMPTY = "Votre message ne peut être vide"
 CLOSED = "Dossier Il n\u2019est pas possible d\u2019envoyer un message sur un dossier supprimé, à archiver ou en brouillon"
 SIRET = "Les informations du SIRET du dossier ne sont pas complètes. Veuillez réessayer plus tard."
+LABEL_ON = "Ce label est déjà associé au dossier"
+LABEL_OFF = "Ce label n\u2019est pas associé au dossier"
+LABEL_ELSEWHERE = "Ce label n\u2019appartient pas à la même démarche que le dossier"
+GROUP_SAME = "Le dossier est déjà avec le groupe instructeur: '{label}'"
+GROUP_ELSEWHERE = "Le groupe instructeur '{label}' n\u2019appartient pas à la même démarche que le dossier"
+NO_ANNOTATION = "L\u2018annotation \"{id}\" n\u2019existe pas"  # U+2018 here, as the service writes it (§9.1)
+WRONG_KIND = "L\u2018annotation \"{id}\" n\u2019est pas de type attendu"
+#: each annotation kind → the one key of AnnotationValueInput it takes
+ANNOTATION_KEYS = {"Text": "text", "Textarea": "textarea", "Checkbox": "checkbox", "YesNo": "yesNo", "Date": "date",
+                   "Datetime": "datetime", "IntegerNumber": "integerNumber", "DecimalNumber": "decimalNumber",
+                   "DropDownList": "dropDownList", "MultipleDropDownList": "multipleDropDownList", "Repetition": "repetition"}
+#: the acts the service checks only the token's scope for (no instructeurId, §10.4)
+UNCHECKED = ("dossierAjouterLabel", "dossierSupprimerLabel", "dossierChangerGroupeInstructeur")
 
 
 class ServerError(Exception):
@@ -74,6 +87,11 @@ def typed_id(kind: str, number: int) -> str:
     return base64.b64encode(f"{kind}-{number}".encode()).decode()
 
 
+def group_id(demarche: int, number: int) -> str:
+    """A group's id: unique across démarches, as the service's are (its number is per démarche)."""
+    return typed_id("GroupeInstructeur", demarche * 100 + number)
+
+
 def read_id(value: str, kind: str) -> int | None:
     """A typed id, padded or not, plain or URL-safe base64, as the service decodes them."""
     try:
@@ -85,7 +103,7 @@ def read_id(value: str, kind: str) -> int | None:
 
 
 def wire(schema: Any) -> None:
-    for name in (*TRANSITIONS, "dossierEnvoyerMessage", "dossierBasculeSuivi"):
+    for name in (*TRANSITIONS, "dossierEnvoyerMessage", "dossierBasculeSuivi", *UNCHECKED, "dossierModifierAnnotations"):
         schema.mutation_type.fields[name].resolve = lambda root, info, input, _name=name: root.acts.mutate(_name, input)
 
 
@@ -156,6 +174,8 @@ class Acts:
         if self.ds.current_token() in self.ds.read_only:
             return _refused(READ_ONLY)
         demarche, dossier = self._load(given["dossierId"])
+        if name in UNCHECKED:
+            return self._unchecked(name, demarche, dossier, given)
         email = self.email_of(given["instructeurId"])
         if email is None:
             raise GraphQLError("Instructeur not found", extensions={"code": "not_found"})
@@ -169,6 +189,8 @@ class Acts:
             return _refused(NO_RIGHTS)
         if name in TRANSITIONS:
             return self._transition(name, demarche, dossier, email, given)
+        if name == "dossierModifierAnnotations":
+            return self._annotate(demarche, dossier, given["annotations"])
         if name == "dossierBasculeSuivi":
             (dossier.followers.add if given.get("follow", True) else dossier.followers.discard)(email.lower())
             dossier.updated = self.ds.now
@@ -193,6 +215,73 @@ class Acts:
         if name == "dossierPasserEnInstruction":
             dossier.followers.add(email.lower())
         return {"dossier": self.ds.graph.node(demarche, dossier), "errors": None}
+
+    def _unchecked(self, name: str, demarche: FakeDemarche, dossier: FakeDossier, given: dict[str, Any]) -> dict[str, Any]:
+        """Labels and groups: the token's scope is the only check on who acts (§10.4)."""
+        if name == "dossierChangerGroupeInstructeur":
+            return self._regroup(demarche, dossier, given["groupeInstructeurId"])
+        owner, label = self._load_label(given["labelId"])
+        if owner is not demarche:
+            return _refused(LABEL_ELSEWHERE)
+        on = label.name in dossier.labels
+        if name == "dossierAjouterLabel" and on:
+            return _refused(LABEL_ON)
+        if name == "dossierSupprimerLabel" and not on:
+            return _refused(LABEL_OFF)
+        (dossier.labels.append if name == "dossierAjouterLabel" else dossier.labels.remove)(label.name)
+        # a label change does not touch the dossier (its updatedAt stays, §9.3)
+        return {"dossier": self.ds.graph.node(demarche, dossier), "label": {"id": given["labelId"], "name": label.name,
+                                                                          "color": label.color}, "errors": None}
+
+    def _regroup(self, demarche: FakeDemarche, dossier: FakeDossier, group: str) -> dict[str, Any]:
+        ident = read_id(group, "GroupeInstructeur")
+        owner = self.ds.demarches.get(ident // 100) if ident else None
+        target = next((g for g in owner.groups if g.number == ident % 100), None) if owner and ident else None
+        if owner is None or target is None:
+            raise GraphQLError(f"GroupeInstructeur not found: {group}", extensions={"code": "not_found"})
+        if owner.number in self.ds.hidden():
+            raise GraphQLError("An object of type GroupeInstructeur was hidden due to permissions", extensions={"code": "unauthorized"})
+        if owner is not demarche:
+            return _refused(GROUP_ELSEWHERE.format(label=target.label))
+        if target.number == dossier.group:
+            return _refused(GROUP_SAME.format(label=target.label))
+        before = next((g.label for g in demarche.groups if g.number == dossier.group), None)
+        self.ds.now += dt.timedelta(seconds=1)
+        dossier.group, dossier.updated = target.number, self.ds.now
+        dossier.assignments.append(FakeAssignment(self.ds.now, target.label, before))
+        return {"dossier": self.ds.graph.node(demarche, dossier), "errors": None}
+
+    def _load_label(self, label_id: str) -> tuple[FakeDemarche, FakeLabel]:
+        ident = read_id(label_id, "Label")
+        for demarche in self.ds.demarches.values():
+            for label in demarche.labels:
+                if label.id == ident:
+                    if demarche.number in self.ds.hidden():
+                        raise GraphQLError("An object of type Label was hidden due to permissions",
+                                           extensions={"code": "unauthorized"})
+                    return demarche, label
+        raise GraphQLError(f"Label not found: {label_id}", extensions={"code": "not_found"})
+
+    def _annotate(self, demarche: FakeDemarche, dossier: FakeDossier, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+        """Each annotation on its own: those that fit are saved, the others said; both can come back (§10.4)."""
+        saved, problems = [], []
+        for given in annotations:
+            stable = read_id(given["id"], "Champ")
+            found = next((a for a in demarche.annotations if a.stable == stable), None)
+            if found is None:
+                problems.append({"message": NO_ANNOTATION.format(id=given["id"])})
+                continue
+            [(key, value)] = given["value"].items()  # @oneOf: the schema lets exactly one through
+            if ANNOTATION_KEYS.get(found.kind) != key:
+                problems.append({"message": WRONG_KIND.format(id=given["id"])})
+                continue
+            dossier.annotations[found.stable] = value.isoformat() if isinstance(value, (dt.date, dt.datetime)) else value
+            saved.append(found)
+        if saved:
+            self.ds.now += dt.timedelta(seconds=1)
+            dossier.updated = self.ds.now
+        champs = {champ["id"]: champ for champ in self.ds.graph.node(demarche, dossier)["annotations"]}
+        return {"annotations": [champs[typed_id("Champ", a.stable)] for a in saved], "errors": problems or None}
 
     def _message(self, demarche: FakeDemarche, dossier: FakeDossier, email: str, given: dict[str, Any]) -> dict[str, Any]:
         if not given.get("body", "").strip():

@@ -19,10 +19,36 @@ class FakeMessage:
 
 
 @dataclass
+class FakeLabel:
+    id: int  # unique across démarches, as the service's ids are
+    name: str
+    color: str = "beige_gris_galet"
+
+
+@dataclass
+class FakeAnnotation:
+    """A private annotation's descriptor: `kind` is its GraphQL type's name less `ChampDescriptor`."""
+
+    stable: int  # its stable id: the descriptor is `TypeDeChamp-<stable>`, its champ on a dossier `Champ-<stable>`
+    kind: str  # Text, Textarea, Checkbox, YesNo, Date, Datetime, IntegerNumber, DecimalNumber, DropDownList, …
+    label: str
+    options: list[str] = field(default_factory=list)
+    required: bool = False
+
+
+@dataclass
 class FakeAvis:
-    expert: str
     asked: dt.datetime
     answered: dt.datetime | None = None
+    expert: str = "expert@example.gouv.fr"
+
+
+@dataclass
+class FakeAssignment:
+    when: dt.datetime
+    group: str
+    previous: str | None  # None: the dossier's first routing
+    mode: str = "manual"
 
 
 @dataclass
@@ -40,7 +66,6 @@ class FakeDossier:
     modified: dt.datetime | None = None  # the applicant last changed their answers (else: as deposited)
     annotated: dt.datetime | None = None  # the private annotations last changed (else: as deposited)
     expires: dt.datetime | None = None  # dateExpiration
-    avis: list[FakeAvis] = field(default_factory=list)
     usager: str = "usager.prive@example.fr"  # served only to a query that selects it: only the card's does
     followers: set[str] = field(default_factory=set)  # instructeurs' e-mails, lower case
     messages: list[FakeMessage] = field(default_factory=list)
@@ -51,6 +76,10 @@ class FakeDossier:
     siret_incomplete: bool = False
     archived: bool = False
     usager_deleted: bool = False
+    annotations: dict[int, object] = field(default_factory=dict)  # stable id → value (blank when absent)
+    avis: list[FakeAvis] = field(default_factory=list)
+    assignments: list[FakeAssignment] = field(default_factory=list)
+    decision_read: dt.datetime | None = None  # dateAccuseLectureAgreement
 
 
 @dataclass
@@ -69,7 +98,17 @@ class FakeDemarche:
     groups: list[FakeGroup] = field(default_factory=list)
     dossiers: list[FakeDossier] = field(default_factory=list)  # in deposit order
     deleted: list[tuple[int, str, dt.datetime, bool]] = field(default_factory=list)  # number, state, when, pending
+    labels: list[FakeLabel] = field(default_factory=list)
+    annotations: list[FakeAnnotation] = field(default_factory=list)
     _keys: list[tuple[dt.datetime, int]] | None = None  # (deposit, id) of `dossiers`, rebuilt after a change
+
+    def label(self, name: str) -> FakeLabel:
+        """The démarche's label of that name, made the first time it is named (ids unique across démarches)."""
+        found = next((label for label in self.labels if label.name == name), None)
+        if found is None:
+            found = FakeLabel(self.number * 1000 + len(self.labels) + 1, name)
+            self.labels.append(found)
+        return found
 
     def keys(self) -> list[tuple[dt.datetime, int]]:
         if self._keys is None:

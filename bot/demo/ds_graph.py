@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from graphql import GraphQLError
 
-from bot.demo.ds_acts import typed_id
-from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
+from bot.demo.ds_acts import group_id, typed_id
+from bot.demo.ds_data import FakeAnnotation, FakeDemarche, FakeDossier, FakeMessage
 
 
 class People(Protocol):
@@ -55,8 +55,10 @@ class Graph:
         return {"number": number, "title": demarche.title, "state": "publiee", "_fake": self,
                 "administrateurs": [{"id": typed_id("Administrateur", index), "email": email}
                                     for index, email in enumerate(demarche.administrateurs, 1)],
+                "labels": [_label(label) for label in demarche.labels],
+                "activeRevision": _revision(demarche),
                 "groupeInstructeurs": lambda info, closed=None: [
-                    {"id": typed_id("GroupeInstructeur", g.number), "number": g.number, "label": g.label, "closed": g.closed,
+                    {"id": group_id(number, g.number), "number": g.number, "label": g.label, "closed": g.closed,
                      "instructeurs": [person(email) for email in g.instructeurs]}
                     for g in demarche.groups if closed is None or g.closed == closed]}
 
@@ -93,22 +95,40 @@ class Graph:
         person = self.ds.acts.person
         return {
             "id": typed_id("Dossier", d.id), "number": d.number, "state": d.state, "archived": d.archived,
-            **_dates(d), **_avis(d, person),
+            **_dates(d),
             "datePassageEnConstruction": d.deposited.isoformat(),
             "datePassageEnInstruction": d.instructed.isoformat() if d.instructed else None,
             "dateTraitement": d.decided.isoformat() if d.decided else None,
             "datePrevisionnelleDecisionSVASVR": d.sva.isoformat() if d.sva else None,
-            "groupeInstructeur": {"id": typed_id("GroupeInstructeur", d.group), "number": d.group,
+            "groupeInstructeur": {"id": group_id(demarche.number, d.group), "number": d.group,
                                   "label": group.label if group else "défaut", "closed": False,
                                   "instructeurs": [person(email) for email in (group.instructeurs if group else [])]},
-            "labels": [{"id": name, "name": name, "color": "beige_gris_galet"} for name in d.labels],
+            **self._instruction(demarche, d),
             "usager": {"id": typed_id("User", d.id), "email": d.usager},
-            "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title},
+            "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title,
+                         "revision": _revision(demarche)},
             "instructeurs": [person(email) for email in sorted(d.followers)],
             "messages": [_message(m) for m in d.messages],
             "traitements": [{"id": typed_id("Traitement", index), "event": event, "emailAgentTraitant": agent,
                              "dateTraitement": when.isoformat()} for index, (event, agent, when) in enumerate(d.traitements, 1)],
             "motivation": d.motivation,
+        }
+
+    def _instruction(self, demarche: FakeDemarche, d: FakeDossier) -> dict[str, Any]:
+        """What instructeurs keep on a dossier: labels, private annotations, avis, routings, the decision's read receipt."""
+        person = self.ds.acts.person
+        return {
+            "labels": [_label(demarche.label(name)) for name in d.labels],
+            "annotations": [_champ(a, d) for a in demarche.annotations],
+            "avis": [{"id": typed_id("Avis", index), "question": "Votre avis ?", "questionLabel": None,
+                      "dateQuestion": avis.asked.isoformat(), "dateReponse": avis.answered.isoformat() if avis.answered else None,
+                      "reponse": None, "claimant": None, "expert": person(avis.expert), "attachments": []}
+                     for index, avis in enumerate(d.avis, 1)],
+            "assignments": lambda info, mode=None: [
+                {"assignedAt": a.when.isoformat(), "assignedBy": None, "groupeInstructeurLabel": a.group,
+                 "groupeInstructeurNumber": None, "mode": a.mode, "previousGroupeInstructeurLabel": a.previous,
+                 "previousGroupeInstructeurNumber": None} for a in d.assignments if mode is None or a.mode == mode],
+            "dateAccuseLectureAgreement": d.decision_read.isoformat() if d.decision_read else None,
         }
 
     def deleted(self, number: int, *, pending: bool, first: int | None = None, after: str | None = None,
@@ -131,6 +151,39 @@ class Graph:
         cursor = "Y3Vyc29y" if kind == "loop" else _cursor((ds.now, ds._next_id))
         return {"nodes": nodes, "pageInfo": {"hasNextPage": True, "endCursor": cursor, "hasPreviousPage": bool(after),
                                              "startCursor": cursor}}
+
+
+def _label(label: Any) -> dict[str, Any]:
+    return {"id": typed_id("Label", label.id), "name": label.name, "color": label.color}
+
+
+def _revision(demarche: FakeDemarche) -> dict[str, Any]:
+    return {"id": typed_id("ProcedureRevision", demarche.number), "annotationDescriptors": [
+        {"__typename": f"{a.kind}ChampDescriptor", "id": typed_id("TypeDeChamp", a.stable), "label": a.label,
+         "description": None, "required": a.required, "options": a.options, "otherOption": False}
+        for a in demarche.annotations]}
+
+
+#: each kind's champ: its GraphQL type (a long text is a TextChamp) and the field its value is read from
+CHAMPS = {"Text": ("TextChamp", "value"), "Textarea": ("TextChamp", "value"), "Checkbox": ("CheckboxChamp", "value"),
+          "YesNo": ("YesNoChamp", "value"), "Date": ("DateChamp", "date"), "Datetime": ("DatetimeChamp", "datetime"),
+          "IntegerNumber": ("IntegerNumberChamp", "value"), "DecimalNumber": ("DecimalNumberChamp", "value"),
+          "DropDownList": ("DropDownListChamp", "value"), "MultipleDropDownList": ("MultipleDropDownListChamp", "values"),
+          "Repetition": ("RepetitionChamp", "rows"), "PieceJustificative": ("PieceJustificativeChamp", "files")}
+
+
+def _champ(annotation: FakeAnnotation, d: FakeDossier) -> dict[str, Any]:
+    kind, field = CHAMPS.get(annotation.kind, ("TextChamp", "value"))
+    value = d.annotations.get(annotation.stable)
+    if kind == "CheckboxChamp":
+        value = bool(value)
+    elif kind == "IntegerNumberChamp" and value is not None:
+        value = str(value)  # BigInt
+    elif field in ("values", "rows", "files"):
+        value = value or []
+    return {"__typename": kind, "id": typed_id("Champ", annotation.stable), "champDescriptorId": typed_id("TypeDeChamp", annotation.stable),
+            "label": annotation.label, "stringValue": None if value is None else str(value), "updatedAt": d.updated.isoformat(),
+            field: value}
 
 
 def _connection(keys: list[Any], items: list[Any], first: int | None, after: str | None,
@@ -173,12 +226,6 @@ def _dates(d: FakeDossier) -> dict[str, Any]:
         "dateDerniereCorrectionEnAttente": max(pending).isoformat() if pending else None,
         "dateExpiration": d.expires.isoformat() if d.expires else None,
     }
-
-
-def _avis(d: FakeDossier, person: Callable[[str], dict[str, str]]) -> dict[str, Any]:
-    return {"avis": [{"id": typed_id("Avis", index), "dateQuestion": a.asked.isoformat(),
-                      "dateReponse": a.answered.isoformat() if a.answered else None, "expert": person(a.expert)}
-                     for index, a in enumerate(d.avis, 1)]}
 
 
 def _message(m: FakeMessage) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bot.demo.albert import BOOTSTRAP, FakeAlbert
 from bot.demo.ds import FakeDS, load_schema
+from bot.demo.ds_data import FakeAnnotation
 from bot.demo.loopback import LoopbackServer
 from bot.demo.meet import FakeMeet
 
@@ -63,6 +64,12 @@ def _demarches(ds: FakeDS, email: str) -> None:
     demarche = ds.add_demarche(DEMARCHE, "Aides aux associations (démo)", admins=(email,),
                                groups={1: ("Nord", [email]), 2: ("Sud", [email, "sud@example.gouv.fr"])})
     ds.add_demarche(OTHER, "Subventions vélo (démo)", admins=(email,), groups={1: ("Tous", [email])})
+    demarche.label("Urgent").color = "pink_macaron"
+    demarche.label("À relancer").color = "blue_ecume"
+    demarche.annotations = [FakeAnnotation(1, "Text", "Suivi"), FakeAnnotation(2, "YesNo", "Pièces complètes"),
+                            FakeAnnotation(3, "Date", "Visite sur place"), FakeAnnotation(4, "DecimalNumber", "Montant accordé"),
+                            FakeAnnotation(5, "DropDownList", "Priorité", ["haute", "normale", "basse"]),
+                            FakeAnnotation(6, "Repetition", "Versements")]
     rng = random.Random(DEMARCHE)
     ds._next_id = FIRST_DOSSIER
     states = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
@@ -75,6 +82,6 @@ def _demarches(ds: FakeDS, email: str) -> None:
         ds.deposit(OTHER, rng.choice(states[:2]))
     ds._next_id = DOSSIER  # the dossier the README looks up: `/dossier 24680`
     ds.now = now - dt.timedelta(days=2)
-    found = ds.deposit(DEMARCHE, "en_instruction", group=1)
+    found = ds.deposit(DEMARCHE, "en_instruction", group=1, labels=("Urgent",))
     ds.acts.write(demarche, found, found.usager, "Bonjour, voici la pièce demandée.")
     ds.now = now

@@ -22,20 +22,35 @@ from pydantic import Field, ValidationError
 
 from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
+from clients.dossiers.annotations import GET_ANNOTATIONS, AnnotationField, fields_of
 from clients.dossiers.models import Dossier, GroupRef, moment_of
 from clients.dossiers.service import DossierService
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 
-GET_DOSSIER_CARD = """query getDossierCard($dossierNumber: Int!) {
-  dossier(number: $dossierNumber) {
-    id number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
-    datePrevisionnelleDecisionSVASVR
+#: what the card shows, read by the look-up and by the acts' answers that return the dossier (labels,
+#: group, annotations): what the service shows an instructeur, never a field the applicant filled in
+CARD_FIELDS = """id number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
+    datePrevisionnelleDecisionSVASVR dateAccuseLectureAgreement
     demarche { number title }
-    groupeInstructeur { number label instructeurs { id email } }
+    groupeInstructeur { id number label instructeurs { id email } }
     instructeurs { email }
     usager { email }
-    messages { email createdAt discardedAt }
+    labels { id name color }
+    avis { dateQuestion dateReponse }
+    assignments { assignedAt groupeInstructeurLabel previousGroupeInstructeurLabel }
+    messages { email createdAt discardedAt correction { dateResolution } }"""
+GET_DOSSIER_CARD = f"""query getDossierCard($dossierNumber: Int!) {{
+  dossier(number: $dossierNumber) {{
+    {CARD_FIELDS}
+  }}
+}}"""
+
+
+GET_DEMARCHE_CHOICES = """query getDemarcheChoices($demarcheNumber: Int!) {
+  demarche(number: $demarcheNumber) {
+    labels { id name color }
+    groupeInstructeurs(closed: false) { id number label }
   }
 }"""
 
@@ -50,15 +65,25 @@ class Act(StrEnum):
     REOPEN = "dossierRepasserEnConstruction"
     MESSAGE = "dossierEnvoyerMessage"
     FOLLOW = "dossierBasculeSuivi"
+    ADD_LABEL = "dossierAjouterLabel"  # no instructeurId: the service checks only the token's scope (§10.4)
+    REMOVE_LABEL = "dossierSupprimerLabel"  # idem
+    REGROUP = "dossierChangerGroupeInstructeur"  # idem
+    ANNOTATE = "dossierModifierAnnotations"
 
 
 DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
-#: the acts each state allows (Message and Follow: any state)
+#: the acts each state allows (Message, Follow, labels, group and annotations: any state)
 BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN)}
 #: the states a successful act leaves the dossier in
 LEADS_TO = {Act.START: "en_instruction", Act.ACCEPT: "accepte", Act.REFUSE: "refuse", Act.CLOSE: "sans_suite",
             Act.REOPEN: "en_construction"}
 CORRECTIONS = ("incorrect", "incomplete", "outdated")
+#: the acts of any state, after those of the dossier's state
+ANY_STATE = (Act.MESSAGE, Act.FOLLOW, Act.ADD_LABEL, Act.REMOVE_LABEL, Act.REGROUP, Act.ANNOTATE)
+#: the acts the service checks no instructeur for: the bot's own check (an instructeur of the group now) is the only one
+UNCHECKED = (Act.ADD_LABEL, Act.REMOVE_LABEL, Act.REGROUP)
+#: the acts whose answer is the dossier as they left it (the card's fields), so that nothing is read again
+RETURN_CARD = (*UNCHECKED,)
 
 
 def _mutation(act: Act, selected: str) -> str:
@@ -69,9 +94,18 @@ def _mutation(act: Act, selected: str) -> str:
 }}"""
 
 
-MUTATIONS = {act: _mutation(act, "message { id }" if act is Act.MESSAGE else "dossier { id state }") for act in Act}
+def _selected(act: Act) -> str:
+    if act is Act.MESSAGE:
+        return "message { id }"
+    if act is Act.ANNOTATE:
+        return "annotations { id }"
+    return f"dossier {{ {CARD_FIELDS} }}" if act in RETURN_CARD else "dossier { id state }"
+
+
+MUTATIONS = {act: _mutation(act, _selected(act)) for act in Act}
 #: the documents the desk sends, by operation name (the tests validate each against the schema)
-DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, **{act.value: document for act, document in MUTATIONS.items()}}
+DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, "getDemarcheChoices": GET_DEMARCHE_CHOICES,
+             "getDossierAnnotations": GET_ANNOTATIONS, **{act.value: document for act, document in MUTATIONS.items()}}
 #: the addresses of the service's own copies of its e-mails in a messagerie (§9.3)
 SERVICE_SENDERS = frozenset({"contact@demarche.numerique.gouv.fr", "contact@demarches-simplifiees.fr",
                              "contact@tps.apientreprise.fr", "contact@demarches.numerique.gouv.fr"})
@@ -83,13 +117,36 @@ class Person(Tolerant):
 
 
 class CardGroup(GroupRef):
+    id: str = ""
     instructeurs: list[Person] = Field(default_factory=list)
+
+
+class Correction(Tolerant):
+    dateResolution: str | None = None
 
 
 class CardMessage(Tolerant):
     email: str = ""
     createdAt: str | None = None
     discardedAt: str | None = None
+    correction: Correction | None = None
+
+
+class Label(Tolerant):
+    id: str = ""
+    name: str = ""
+    color: str = ""  # LabelColorEnum; a colour added later is shown by its value
+
+
+class Avis(Tolerant):
+    dateQuestion: str | None = None
+    dateReponse: str | None = None
+
+
+class Assignment(Tolerant):
+    assignedAt: str | None = None
+    groupeInstructeurLabel: str = ""
+    previousGroupeInstructeurLabel: str | None = None
 
 
 class DossierCard(Dossier):
@@ -100,6 +157,10 @@ class DossierCard(Dossier):
     instructeurs: list[Person] = Field(default_factory=list)  # who follows it
     usager: Person | None = None
     messages: list[CardMessage] = Field(default_factory=list)
+    labels: list[Label] = Field(default_factory=list)  # type: ignore[assignment]  # with their ids and colours
+    avis: list[Avis] = Field(default_factory=list)
+    assignments: list[Assignment] = Field(default_factory=list)
+    dateAccuseLectureAgreement: str | None = None  # when the applicant read the decision (a démarche that asks)
 
     def instructeur_id(self, email: str) -> str | None:
         """The id of the dossier's group instructeur with this e-mail: the only id an act may carry."""
@@ -126,6 +187,21 @@ class DossierCard(Dossier):
         people = [m for m in self.messages if m.email.strip().lower() not in SERVICE_SENDERS and not m.discardedAt]
         return bool(people) and self.from_applicant(people[-1])
 
+    @property
+    def correction_pending(self) -> bool:
+        """A correction asked of the applicant, not yet made (nor cancelled)."""
+        return any(m.correction is not None and not m.correction.dateResolution and not m.discardedAt for m in self.messages)
+
+    @property
+    def rerouted(self) -> Assignment | None:
+        """The last time the dossier went from one group to another (its first routing is none)."""
+        moves = [a for a in self.assignments if a.previousGroupeInstructeurLabel and moment_of(a.assignedAt)]
+        return max(moves, key=lambda a: moment_of(a.assignedAt) or dt.datetime.min.replace(tzinfo=dt.UTC), default=None)
+
+    @property
+    def decision_read(self) -> dt.datetime | None:
+        return moment_of(self.dateAccuseLectureAgreement) if self.state in ("accepte", "refuse", "sans_suite") else None
+
     def acts_for(self, email: str) -> tuple[Act, ...]:
         """What this person may do here: nothing unless an instructeur of its group. Back to
         construction is not offered on a démarche with "silence vaut accord / rejet", which the
@@ -133,7 +209,25 @@ class DossierCard(Dossier):
         if self.instructeur_id(email) is None:
             return ()
         acts = [act for act in BY_STATE.get(self.state, ()) if not (act is Act.REOPEN and self.decision_due is not None)]
-        return (*acts, Act.MESSAGE, Act.FOLLOW)
+        return (*acts, *ANY_STATE)
+
+
+class Choices(Tolerant):
+    """What a démarche offers a dossier: its labels, its open groups."""
+
+    labels: list[Label] = Field(default_factory=list)
+    groupeInstructeurs: list[CardGroup] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AnnotationEdit:
+    """One private annotation's new value, as `dossierModifierAnnotations` takes it: the champ's id,
+    the key of `AnnotationValueInput` its type takes (@oneOf: exactly one), the value."""
+
+    id: str
+    label: str  # to name it in what is said
+    key: str
+    value: Any
 
 
 @dataclass(frozen=True)
@@ -168,6 +262,18 @@ class DossierDesk:
         except ValidationError:
             raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
 
+    async def choices(self, demarche: int) -> Choices:
+        """The démarche's labels and open groups, as the service lists them now."""
+        data = await self.service.query("getDemarcheChoices", GET_DEMARCHE_CHOICES, {"demarcheNumber": demarche})
+        try:
+            return Choices.model_validate(data.get("demarche") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent a démarche we cannot read") from None
+
+    async def annotations(self, number: int) -> tuple[int, list[AnnotationField]]:
+        """(its démarche, the dossier's private annotations now): to be shown only to an instructeur of its group."""
+        return fields_of(await self.service.query("getDossierAnnotations", GET_ANNOTATIONS, {"dossierNumber": number}))
+
     async def seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
         """The dossier when `email` may see it, read now (the card, and the démarche's member list
         unless they are an instructeur of its group); None for anyone else — and for a dossier that
@@ -193,20 +299,13 @@ class DossierDesk:
         return Seen(card, instructeur, administrator)
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
-                  follow: bool = True) -> DossierCard | None:
+                  follow: bool = True, choice: str = "", edits: tuple[AnnotationEdit, ...] = ()) -> DossierCard | None:
         """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
-        change (None for a message or a follow). Raises the service's refusal, typed; a failure
+        change, a label, a group or annotations (None for a message or a follow). `choice`: the label
+        or group id; `edits`: the annotations' new values. Raises the service's refusal, typed; a failure
         after the mutation left as `OutcomeUnknown` (it may have been done), any other as itself
         (nothing was done)."""
-        payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
-        if act in DECISIONS:
-            payload["motivation"] = text
-        elif act is Act.MESSAGE:
-            payload["body"] = text
-            if correction in CORRECTIONS:
-                payload["correction"] = correction
-        elif act is Act.FOLLOW:
-            payload["follow"] = follow
+        payload = _payload(act, card, instructeur_id, text=text, correction=correction, follow=follow, choice=choice, edits=edits)
         try:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:
@@ -215,8 +314,12 @@ class DossierDesk:
             raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
         answer = data.get(act.value) or {}
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
+        if act is Act.ANNOTATE:
+            return _annotated(card, edits, answer, said)
         if said:
             raise await self._refusal(act, card, said)
+        if act in RETURN_CARD:
+            return _card_of(answer.get("dossier"))
         if act not in LEADS_TO:
             return None
         return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
@@ -235,6 +338,8 @@ class DossierDesk:
         text = _said(said)
         if READ_ONLY in text:
             return errors.ReadOnlyToken(said)
+        if act in UNCHECKED:
+            return _unchecked_refusal(said)
         if NO_RIGHTS in text:
             return errors.NotInstructeur(said)
         if "attente de correction" in text:
@@ -249,6 +354,58 @@ class DossierDesk:
                 return errors.AnnotationsMissing(said)
             return errors.WrongState(now.state)
         return errors.ActRefused(said)
+
+
+def _unchecked_refusal(said: str) -> errors.ActRefused:
+    """A label's or a group's refusal (§10.4): another démarche's, or already so."""
+    text = _said(said)
+    if "même démarche" in text:
+        return errors.NotOfDemarche(said)
+    if "associé" in text or "déjà avec" in text:  # "Ce label est déjà / n'est pas associé", "déjà avec le groupe"
+        return errors.AlreadySo(said)
+    return errors.ActRefused(said)
+
+
+def _payload(act: Act, card: DossierCard, instructeur_id: str, *, text: str, correction: str | None, follow: bool, choice: str,
+             edits: tuple[AnnotationEdit, ...]) -> dict[str, Any]:
+    """The mutation's input: labels and groups carry no instructeur (the service takes none, §10.4)."""
+    payload: dict[str, Any] = {"dossierId": card.id}
+    if act not in UNCHECKED:
+        payload["instructeurId"] = instructeur_id
+    if act in (Act.ADD_LABEL, Act.REMOVE_LABEL):
+        payload["labelId"] = choice
+    elif act is Act.REGROUP:
+        payload["groupeInstructeurId"] = choice
+    elif act is Act.ANNOTATE:
+        payload["annotations"] = [{"id": edit.id, "value": {edit.key: edit.value}} for edit in edits]
+    elif act in DECISIONS:
+        payload["motivation"] = text
+    elif act is Act.MESSAGE:
+        payload["body"] = text
+        if correction in CORRECTIONS:
+            payload["correction"] = correction
+    elif act is Act.FOLLOW:
+        payload["follow"] = follow
+    return payload
+
+
+def _card_of(dossier: object) -> DossierCard:
+    try:
+        return DossierCard.model_validate(dossier or {})
+    except ValidationError:
+        raise errors.OutcomeUnknown("the dossier service sent a dossier we cannot read", answered=True) from None
+
+
+def _annotated(card: DossierCard, edits: tuple[AnnotationEdit, ...], answer: dict[str, Any], said: str) -> DossierCard:
+    """The annotations' answer: all saved (the card, which shows none of them, unchanged), or which
+    were and which not, with the service's words (its ids named by their labels)."""
+    if not said:
+        return card
+    kept = {str(champ.get("id")) for champ in answer.get("annotations") or [] if isinstance(champ, dict)}
+    for edit in edits:
+        said = said.replace(f'"{edit.id}"', f"« {edit.label} »")
+    saved = tuple(edit.label for edit in edits if edit.id in kept)
+    raise errors.AnnotationsRefused(said, saved=saved, unsaved=tuple(edit.label for edit in edits if edit.id not in kept))
 
 
 def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> DossierCard:

@@ -167,3 +167,27 @@ class SiretIncomplete(ActRefused):
     """`Les informations du SIRET du dossier ne sont pas complètes`: try again later."""
 
     reason = "siret_incomplete"
+
+
+class NotOfDemarche(ActRefused):
+    """`Ce label / Le groupe instructeur … n’appartient pas à la même démarche que le dossier`."""
+
+    reason = "not_of_demarche"
+
+
+class AlreadySo(ActRefused):
+    """The label is already on the dossier (or already off it), or the dossier already with that group."""
+
+    reason = "already_so"
+
+
+class AnnotationsRefused(ActRefused):
+    """`dossierModifierAnnotations` saved some annotations, or none (`saved`), and refused the others
+    (`unsaved`), in `said` (its annotations' ids named by their labels)."""
+
+    reason = "annotations_refused"
+
+    def __init__(self, said: str, *, saved: tuple[str, ...], unsaved: tuple[str, ...]) -> None:
+        super().__init__(said)
+        self.saved = saved
+        self.unsaved = unsaved

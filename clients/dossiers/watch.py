@@ -89,14 +89,6 @@ class Traitement(Tolerant):
     dateTraitement: str | None = None
 
 
-class Correction(Tolerant):
-    dateResolution: str | None = None
-
-
-class ChangedMessage(CardMessage):
-    correction: Correction | None = None
-
-
 class Avis(Tolerant):
     dateReponse: str | None = None
 
@@ -116,7 +108,7 @@ class Changed(Tolerant):
     instructeurs: list[Person] = Field(default_factory=list)
     usager: Person | None = None
     labels: list[Label] = Field(default_factory=list)
-    messages: list[ChangedMessage] = Field(default_factory=list)
+    messages: list[CardMessage] = Field(default_factory=list)
     avis: list[Avis] = Field(default_factory=list)
     traitements: list[Traitement] = Field(default_factory=list)
 

@@ -16,6 +16,7 @@ motivation) and counted.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import logging
 from dataclasses import dataclass
@@ -24,8 +25,10 @@ from prometheus_client import Counter
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
-from clients.dossiers.desk import LEADS_TO, Act, DossierCard, Seen
+from clients.dossiers.desk import LEADS_TO, Act, AnnotationEdit, DossierCard, Seen
+from clients.dossiers.news_kinds import Kind
 from clients.dossiers.rate_limit import Priority, with_priority
+from clients.dossiers.watch import Watches
 from clients.once import Once
 from domain.dossiers.accounts import WorkspaceAccounts
 from domain.dossiers.lookup import seen_again
@@ -37,6 +40,8 @@ ACTS = Counter("roombot_dossier_acts_total", "Acts on dossiers asked from Slack,
 REQUEST_SECONDS = 600
 #: a state change in flight holds its dossier this long at most (the act's 30 s budget, and the read after)
 ACTING_SECONDS = 120
+#: acts whose news the service tells without saying who did them: the watch is told who, not to tell them
+NOTED = {Act.ADD_LABEL: Kind.LABELS, Act.REMOVE_LABEL: Kind.LABELS, Act.REGROUP: Kind.GROUP, Act.ANNOTATE: Kind.ANNOTATIONS}
 #: who last changed a dossier's state, named to whoever comes after with a card older than the change
 DONE_SECONDS = 900
 
@@ -50,6 +55,8 @@ class Asked:
     words: str = ""  # a decision's motivation, or the message
     correction: str | None = None
     follow: bool = True
+    choice: str = ""  # the label or group id (checked by the service against the dossier's démarche)
+    edits: tuple[AnnotationEdit, ...] = ()  # the private annotations' new values
     once: str = ""  # the request, as its redeliveries carry it: a click's trigger_id, a window's view id
 
 
@@ -60,7 +67,7 @@ class Ended(enum.Enum):
     NO_TOKEN = "no_token"  # no dossier-service token reads for the workspace
     NOT_SEEN = "not_seen"  # no such dossier, or not one this person may see
     NOT_INSTRUCTEUR = "not_instructeur"  # they may see it (an administrator), not act on it
-    STILL = "still"  # (un)follow: it already was so
+    STILL = "still"  # (un)follow, a label, a group: it already was so
     ALREADY = "already"  # the dossier's state moved on: `state`; `by` and `act` when the bot did it for someone else lately
     BUSY = "busy"  # someone else's act is in flight: `by`
     BUSY_YOU = "busy_you"  # their own previous act is still in flight
@@ -80,12 +87,14 @@ class ActResult:
     state: str = ""
     error: errors.DossierServiceError | None = None
     held: bool = False  # an act in flight held the dossier: nothing was sent
+    group: str = ""  # a re-routing done: the group the dossier is with now
 
 
 @dataclass(frozen=True)
 class DossierActs:
     accounts: WorkspaceAccounts
     once: Once
+    watches: Watches | None = None  # told who acted where the service does not say (their watch keeps it from them)
 
     @with_priority(Priority.ACT)
     async def perform(self, team: str, user: str, email: str, asked: Asked) -> ActResult | None:
@@ -111,7 +120,7 @@ class DossierActs:
             card = seen.card
             if seen.instructeur_id is None:
                 return ActResult(Ended.NOT_INSTRUCTEUR, card.number, seen)
-            if asked.act is Act.FOLLOW and asked.follow == card.followed_by(email):
+            if _still(asked, card, email):
                 return ActResult(Ended.STILL, card.number, seen)
             if asked.act not in card.acts_for(email):  # a card older than the dossier: nothing is sent
                 return await self._moved(team, user, card.number, card.state, seen)
@@ -135,27 +144,36 @@ class DossierActs:
         assert account.desk is not None and seen.instructeur_id is not None
         card = seen.card
         try:
-            after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words,
-                                           correction=asked.correction, follow=asked.follow)
+            after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words, correction=asked.correction,
+                                           follow=asked.follow, choice=asked.choice, edits=asked.edits)
         except errors.OutcomeUnknown as error:
             return await self._unknown(account, team, user, email, asked, seen, holder, error)
         except errors.DossierServiceError:
             await self._release(team, user, asked, card.number, holder)  # nothing was done: trying again must work
             raise
-        fresh = Seen(after, seen.instructeur_id, seen.administrator) if after is not None \
-            else await seen_again(account, asked.number, email)
-        return await self._done(account, team, user, asked, card, fresh, holder)
+        if after is None:
+            return await self._done(account, team, user, email, asked, card, await seen_again(account, asked.number, email), holder)
+        if after.demarche is not None and after.instructeur_id(email) is None:  # sent to a group they are not in
+            await account.counter.note(after.demarche.number, after)
+        mine = after.instructeur_id(email)  # a group change may leave them out of it: no card of it then
+        fresh = Seen(after, mine, seen.administrator) if mine is not None or seen.administrator else None
+        return await self._done(account, team, user, email, asked, card, fresh, holder, after)
 
-    async def _done(self, account: DossierAccount, team: str, user: str, asked: Asked, card: DossierCard,
-                    fresh: Seen | None, holder: str) -> ActResult:
-        """The act done: who did it noted for whoever comes next, the dossier free again, the kept
-        counts told (one set of numbers: Home and the to-do see the act at once)."""
+    async def _done(self, account: DossierAccount, team: str, user: str, email: str, asked: Asked, card: DossierCard,
+                    fresh: Seen | None, holder: str, after: DossierCard | None = None) -> ActResult:
+        """The act done: who did it noted for whoever comes next (and for the watch, where the service
+        does not say who), the dossier free again, the kept counts told (one set of numbers: Home and
+        the to-do see the act at once)."""
+        if self.watches is not None and asked.act in NOTED and card.demarche is not None:
+            await self.watches.did(card.demarche.number, card.number, NOTED[asked.act], email, dt.datetime.now(dt.UTC))
         if fresh is not None and fresh.card.demarche is not None:
             await account.counter.note(fresh.card.demarche.number, fresh.card)
         if asked.act in LEADS_TO:
             await self.once.note("dossier-done", team, str(card.number), value=f"{user}|{asked.act.name}", ttl=DONE_SECONDS)
             await self.once.release_held("dossier-acting", team, str(card.number), holder=holder)
-        return ActResult(Ended.DONE, card.number, fresh, demarche=card.demarche.number if card.demarche else 0, act=asked.act)
+        group = after.groupeInstructeur.label if after is not None and after.groupeInstructeur else ""
+        return ActResult(Ended.DONE, card.number, fresh, demarche=card.demarche.number if card.demarche else 0, act=asked.act,
+                         group=group)
 
     async def _unknown(self, account: DossierAccount, team: str, user: str, email: str, asked: Asked, seen: Seen,
                        holder: str, error: errors.OutcomeUnknown) -> ActResult:
@@ -164,7 +182,7 @@ class DossierActs:
         card = seen.card
         fresh = await seen_again(account, asked.number, email)
         if fresh is not None and _shows(asked, card, fresh.card, email):
-            return await self._done(account, team, user, asked, card, fresh, holder)
+            return await self._done(account, team, user, email, asked, card, fresh, holder)
         if fresh is not None and error.answered:
             await self._release(team, user, asked, card.number, holder)
             return ActResult(Ended.NOT_DONE, card.number, fresh)
@@ -186,8 +204,23 @@ class DossierActs:
             await self.once.release_held("dossier-acting", team, str(number), holder=holder)
 
 
+def _still(asked: Asked, card: DossierCard, email: str) -> bool:
+    """Whether the dossier already is as the act would leave it (nothing to send)."""
+    if asked.act is Act.FOLLOW:
+        return asked.follow == card.followed_by(email)
+    if asked.act in (Act.ADD_LABEL, Act.REMOVE_LABEL):
+        return (asked.act is Act.ADD_LABEL) == any(label.id == asked.choice for label in card.labels)
+    if asked.act is Act.REGROUP:
+        return card.groupeInstructeur is not None and card.groupeInstructeur.id == asked.choice
+    return False
+
+
 def _shows(asked: Asked, before: DossierCard, after: DossierCard, email: str) -> bool:
-    """Whether the dossier read again shows the act done."""
+    """Whether the dossier read again shows the act done (annotations: the card cannot tell)."""
+    if asked.act in (Act.ADD_LABEL, Act.REMOVE_LABEL, Act.REGROUP):
+        return _still(asked, after, email)
+    if asked.act is Act.ANNOTATE:
+        return False
     if asked.act in LEADS_TO:
         return after.state == LEADS_TO[asked.act] != before.state
     if asked.act is Act.FOLLOW:

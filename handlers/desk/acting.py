@@ -20,7 +20,7 @@ from handlers.core.dossier_links import dossier_url
 from handlers.core.slack_refusals import attempted
 from handlers.desk.card import card_message
 from handlers.error_replies import dossier_refusal
-from handlers.i18n import Mrkdwn, text
+from handlers.i18n import Mrkdwn, counted, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
 
@@ -52,11 +52,13 @@ async def look_up(services: Services, asker: Asker, email: str, lang: str, numbe
 
 async def perform(services: Services, client: AsyncWebClient, asker: Asker, email: str, lang: str, asked: Asked) -> Outcome | None:
     """Does the act; None when another delivery of the same request is doing it (and answers)."""
-    result = await DossierActs(services.accounts, services.once).perform(asker.team_id, asker.user_id, email, asked)
+    result = await DossierActs(services.accounts, services.once, services.watches).perform(asker.team_id, asker.user_id, email, asked)
     if result is None:
         return None
     if result.ended is Ended.DONE:
-        await _confirm(client, asker, lang, asked, result.number, result.demarche, _site(services))
+        await _confirm(client, asker, lang, asked, result, _site(services))
+        if result.seen is None and asked.act is Act.REGROUP:  # sent to a group they are not in: no card of it now
+            return Outcome(plain(_done_words(lang, asked, result)), None)
     return Outcome(_card(services, lang, result.seen, email), _said(services, asker, lang, asked, result))
 
 
@@ -75,7 +77,7 @@ def _said(services: Services, asker: Asker, lang: str, asked: Asked, result: Act
         case Ended.NOT_INSTRUCTEUR:
             return plain(text(lang, "desk.not_instructeur", number=number))
         case Ended.STILL:
-            return plain(text(lang, f"desk.still.{'follow' if asked.follow else 'unfollow'}", number=number))
+            return plain(text(lang, f"desk.still.{_key(asked)}", number=number))
         case Ended.ALREADY if result.by and result.act is not None:
             return plain(text(lang, f"desk.by.{result.act.name.lower()}", who=_mention(lang, result.by), number=number))
         case Ended.ALREADY:
@@ -99,10 +101,22 @@ def _mention(lang: str, user: str) -> Mrkdwn:
     return Mrkdwn(f"<@{user}>") if user.isalnum() else Mrkdwn(text(lang, "desk.someone"))
 
 
-async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked, number: int, demarche: int, site: str) -> None:
+def _key(asked: Asked) -> str:
+    """The act as the catalogs name it (`desk.done.*`, `desk.still.*`)."""
+    return asked.act.name.lower() if asked.act is not Act.FOLLOW else ("follow" if asked.follow else "unfollow")
+
+
+def _done_words(lang: str, asked: Asked, result: ActResult) -> str:
+    key = _key(asked)
+    if asked.act is Act.ANNOTATE:
+        return counted(lang, "desk.done.annotate", len(asked.edits), number=result.number,
+                       names=", ".join(f"« {edit.label} »" for edit in asked.edits))
+    return text(lang, f"desk.done.{key}", number=result.number, group=result.group)
+
+
+async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked, result: ActResult, site: str) -> None:
     """The person's record of what they did, in their DM with the app, with a link to the dossier."""
-    key = asked.act.name.lower() if asked.act is not Act.FOLLOW else ("follow" if asked.follow else "unfollow")
-    words = text(lang, f"desk.done.{key}", number=number)
+    words, demarche, number = _done_words(lang, asked, result), result.demarche, result.number
     if demarche:
         words += " " + link_mrkdwn(dossier_url(site, demarche, number), text(lang, "desk.open_link"))
     await attempted(client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload()),

@@ -1,25 +1,43 @@
-"""A dossier's card, as `/dossier` shows it to one person: its démarche, state and since when,
-deposit, SVA/SVR date, group, when the applicant last wrote, whether they follow it, a link to it on
-the service — and, for an instructeur of its group, a button per act the state allows. Nothing the
-applicant filled in is shown; every text from the service is escaped."""
+"""A dossier's card, as `/dossier` shows it to one person: what the service shows an instructeur —
+its démarche, state and since when, deposit, SVA/SVR date, group and its last re-routing, labels
+(with their colours' names), who follows it, avis asked and answered, a pending correction, when the
+applicant last wrote and whether they read the decision, a link to it on the service — and, for an
+instructeur of its group, a button per act the state allows, then the windows (labels, annotations,
+group) and a menu of what only the service's pages do. Nothing the applicant filled in is shown;
+every text from the service is escaped. A card holds 3 blocks of Slack's 50, 13 elements at most in
+its actions blocks (of 25), each action id once."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from babel.dates import format_date
-from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmObject, ContextBlock, SectionBlock
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    Option,
+    OverflowMenuElement,
+    SectionBlock,
+)
 
 from clients.dossiers.desk import Act, DossierCard, Seen
 from clients.dossiers.models import STATES
-from handlers.blocks import Message, link_mrkdwn, mrkdwn
+from handlers.blocks import Message, fit, link_mrkdwn, mrkdwn
 from handlers.core.dossier_links import dossier_url
-from handlers.i18n import Mrkdwn, text
+from handlers.i18n import Mrkdwn, counted, text
 
 #: each act's button, by its action id; Follow shows "Unfollow" when the person follows it
 ACTION_IDS = {Act.START: "dossier_start", Act.ACCEPT: "dossier_accept", Act.REFUSE: "dossier_refuse",
               Act.CLOSE: "dossier_close", Act.REOPEN: "dossier_reopen", Act.MESSAGE: "dossier_message",
-              Act.FOLLOW: "dossier_follow"}
+              Act.FOLLOW: "dossier_follow", Act.ADD_LABEL: "dossier_labels", Act.REGROUP: "dossier_regroup",
+              Act.ANNOTATE: "dossier_annotations"}  # Remove label: the Labels window does both
+#: the acts that open a window read from the service (the démarche's labels, groups, annotations)
+EDITS = (Act.ADD_LABEL, Act.ANNOTATE, Act.REGROUP)
+#: the overflow menu of what the API does not do: each a link to the service's page for it
+ELSEWHERE = "dossier_elsewhere"
 UNFOLLOW = "dossier_unfollow"
 #: the acts that take effect on the click, asked again in Slack's confirm dialog first
 CONFIRMED = (Act.START, Act.REOPEN)
@@ -35,16 +53,20 @@ def card_message(lang: str, seen: Seen, email: str, site: str, *, note: str = ""
     facts = [_state_line(lang, card), *_dates(lang, card)]
     if card.groupeInstructeur and card.groupeInstructeur.label:
         facts.append(text(lang, "dossier.group", group=card.groupeInstructeur.label))
+    facts.extend(_instruction(lang, card))
     facts.append(_applicant_line(lang, card))
     if seen.instructeur_id is not None:
         facts.append(text(lang, "desk.following" if card.followed_by(email) else "desk.not_following"))
     lines.append(" · ".join(facts))
+    lines.extend(_labels_and_followers(lang, card))
     if demarche:
         lines.append(link_mrkdwn(dossier_url(site, demarche.number, card.number), text(lang, "desk.open_link")))
     blocks: list[Block] = [SectionBlock(text=mrkdwn("\n".join(lines)))]
     buttons = act_buttons(lang, card, email)
     if buttons:
-        blocks.append(ActionsBlock(elements=buttons))
+        blocks.append(ActionsBlock(block_id="acts", elements=[b for b in buttons if b.action_id not in EDIT_IDS]))
+        edits = [b for b in buttons if b.action_id in EDIT_IDS]
+        blocks.append(ActionsBlock(block_id="edits", elements=[*edits, *_elsewhere(lang, card, site)]))
     elif seen.administrator:
         blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "desk.admin_only"))]))
     if note:
@@ -52,9 +74,62 @@ def card_message(lang: str, seen: Seen, email: str, site: str, *, note: str = ""
     return Message(text=text(lang, "dossier.title", number=card.number), blocks=blocks)
 
 
+EDIT_IDS = frozenset(ACTION_IDS[act] for act in EDITS)
+
+
+def label_words(lang: str, name: str, color: str) -> str:
+    """A label as people read it: its name and its colour's name (`LabelColorEnum`, a new one as it is)."""
+    colour = text(lang, f"desk.color.{color}") if color in COLORS else color.replace("_", " ")
+    return text(lang, "desk.label", name=name, color=colour)
+
+
+COLORS = ("beige_gris_galet", "blue_ecume", "brown_cafe_creme", "green_bourgeon", "green_emeraude", "green_menthe",
+          "green_tilleul_verveine", "pink_macaron", "purple_glycine", "yellow_tournesol")
+
+
+def _labels_and_followers(lang: str, card: DossierCard) -> list[str]:
+    found = []
+    if card.labels:
+        found.append(text(lang, "desk.labels", labels=", ".join(label_words(lang, label.name, label.color) for label in card.labels)))
+    if card.instructeurs:
+        found.append(text(lang, "desk.followers", people=", ".join(person.email for person in card.instructeurs)))
+    return found
+
+
+def _instruction(lang: str, card: DossierCard) -> list[str]:
+    """Where the instruction stands: the last re-routing, avis, a correction awaited, the decision read."""
+    found = []
+    moved = card.rerouted
+    if moved is not None and moved.assignedAt:
+        found.append(text(lang, "desk.rerouted", group=moved.groupeInstructeurLabel, previous=moved.previousGroupeInstructeurLabel or "",
+                          date=_day(lang, dt.datetime.fromisoformat(moved.assignedAt))))
+    if card.avis:
+        answered = sum(1 for avis in card.avis if avis.dateReponse)
+        found.append(text(lang, "desk.avis", asked=Mrkdwn(counted(lang, "desk.avis_asked", len(card.avis))),
+                          answered=Mrkdwn(counted(lang, "desk.avis_answered", answered))))
+    if card.correction_pending:
+        found.append(text(lang, "desk.correction_awaited"))
+    if card.decision_read is not None:
+        found.append(text(lang, "desk.decision_read", date=_day(lang, card.decision_read)))
+    return found
+
+
+def _elsewhere(lang: str, card: DossierCard, site: str) -> list[OverflowMenuElement]:
+    """What only the service's pages do (ask an expert, exports, appointments): links, said to be so."""
+    if card.demarche is None or not site:
+        return []
+    page = dossier_url(site, card.demarche.number, card.number)
+    demarche_page = f"{site.rstrip('/')}/procedures/{card.demarche.number}"
+    urls = {"avis": f"{page}/avis", "exports": f"{demarche_page}/exports", "appointments": page}
+    return [OverflowMenuElement(action_id=ELSEWHERE, options=[
+        Option(value=what, text=fit(text(lang, f"desk.elsewhere.{what}"), 75), url=url) for what, url in urls.items()])]
+
+
 def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]:
     buttons = []
     for act in card.acts_for(email):
+        if act not in ACTION_IDS:  # Remove label: in the Labels window
+            continue
         action = UNFOLLOW if act is Act.FOLLOW and card.followed_by(email) else ACTION_IDS[act]
         confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None

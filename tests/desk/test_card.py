@@ -18,6 +18,9 @@ def test_every_document_the_desk_sends_is_valid_on_the_real_schema(ds: FakeDS) -
     for name, document in {**DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES}.items():
         assert validate(ds.schema, parse(document)) == [], name
 
+#: the windows read from the service, on every card of an instructeur of the group (issue 44)
+EDITS = {"dossier_labels", "dossier_annotations", "dossier_regroup"}
+
 
 async def test_the_card_says_what_an_instructeur_needs(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     found = ds.deposit(101, "en_instruction", sva=dt.date(2026, 2, 1))
@@ -31,7 +34,8 @@ async def test_the_card_says_what_an_instructeur_needs(digest_bot: Bot, ds: Fake
     assert "group Nord" in words and "the applicant wrote on" in words and "not answered yet" in words
     assert "you follow it" in words and f"/procedures/101/dossiers/{found.number}|Open it on the dossier service" in words
     assert "usager" not in dumped(reply) and "Bonjour" not in dumped(reply)  # nothing the applicant wrote or is
-    assert set(buttons(reply)) == {"dossier_accept", "dossier_refuse", "dossier_close", "dossier_message", "dossier_unfollow"}
+    assert set(buttons(reply)) == {"dossier_accept", "dossier_refuse", "dossier_close", "dossier_message", "dossier_unfollow",
+                                   *EDITS}
     # an SVA démarche: no Back to construction (the service fails there)
 
 
@@ -59,14 +63,16 @@ async def test_links_and_words_name_the_same_dossier(digest_bot: Bot, ds: FakeDS
 async def test_buttons_by_state_in_each_language(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     waiting = ds.deposit(101, "en_construction")
     english = buttons(await dossier(digest_bot, str(waiting.number)))
-    assert {e["text"]["text"] for e in english.values()} == {"Start review", "Message", "Follow"}
+    assert {e["text"]["text"] for e in english.values()} == {"Start review", "Message", "Follow", "Labels", "Private annotations",
+                                                             "Send to another group"}
     assert english["dossier_start"]["confirm"]["title"]["text"] == "Start review?"
     reviewed = ds.deposit(101, "en_instruction")
     french = buttons(await dossier(digest_bot, str(reviewed.number), user="U0BOB"))
     assert {e["text"]["text"] for e in french.values()} == {
-        "Accepter", "Refuser", "Classer sans suite", "Repasser en construction", "Message", "Suivre"}
+        "Accepter", "Refuser", "Classer sans suite", "Repasser en construction", "Message", "Suivre", "Labels",
+        "Annotations privées", "Changer de groupe"}
     decided = ds.deposit(101, "accepte")
-    assert set(buttons(await dossier(digest_bot, str(decided.number)))) == {"dossier_message", "dossier_follow"}
+    assert set(buttons(await dossier(digest_bot, str(decided.number)))) == {"dossier_message", "dossier_follow", *EDITS}
 
 
 async def test_an_administrator_sees_the_card_without_acting(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:

@@ -10,10 +10,12 @@ import datetime as dt
 import pytest
 
 from bot.demo.ds import FakeDS
+from bot.demo.ds_acts import group_id
 from bot.demo.ds_data import FakeDemarche, FakeDossier
 from clients.dossiers.news_kinds import Kind
 from tests.conftest import Bot, text_of
-from tests.desk.conftest import BOB, dossier
+from tests.desk.conftest import BOB, click, dossier
+from tests.desk.test_edits import picked, submit, window
 from tests.desk.test_watch import a_round, news
 from tests.digest.commands import ALICE
 from tests.fakes.slack import TEAM, FakeSlack
@@ -185,3 +187,20 @@ async def test_a_dm_slack_refuses_for_good_drops_the_watch(digest_bot: Bot, ds: 
     ds.modify(101, followed.number)
     await a_round(digest_bot)
     assert news(slack, "U0BOB") == []  # not tried again
+
+
+async def test_a_dossier_sent_elsewhere_from_the_card_is_not_told_to_who_sent_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                                 demarche: FakeDemarche, followed: FakeDossier) -> None:
+    """The card's acts note who acted (the service does not say who re-routes): Alice sends the
+    dossier she follows to Sud from its card; the next round tells Bob and Sud, not her."""
+    n = followed.number
+    followed.followers.add(ALICE)
+    await dossier(digest_bot, str(n))
+    await click(digest_bot, "dossier_regroup", str(n))
+    await submit(digest_bot, window(slack), picked("group", group_id(101, 2), many=False))
+    assert followed.group == 2
+    slack.messages.clear()
+    await a_round(digest_bot)
+    assert f"Dossier n° {n} was sent to your group" in told(slack, "U0SUD")
+    assert f"Le dossier n° {n} a quitté votre groupe" in told(slack, "U0BOB")
+    assert told(slack, "U0ALICE") == ""

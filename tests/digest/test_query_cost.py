@@ -56,7 +56,7 @@ def test_the_estimator_scores_as_the_service_does(ds: FakeDS) -> None:
     assert depth(ds.schema, WORKED) == 5
 
 
-#: the service's schema of September 2026 (the stand-in runs on January's): documents must hold on both
+#: the service's schema of September 2026 (the stand-in runs on a copy of it): documents must hold on it
 SCHEMA_2026 = Path(__file__).parents[1] / "data" / "ds-schema-2026.graphql"
 
 
