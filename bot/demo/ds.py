@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphql import GraphQLSchema, build_schema
+from graphql import GraphQLSchema, build_schema, extend_schema, parse
 from starlette.applications import Starlette
 
 from bot.demo.ds_acts import Acts, wire
@@ -27,6 +27,8 @@ from bot.demo.ds_http import Endpoint, request_token
 
 #: the service's schema (SDL, 2026-01-15, 225 types), shipped with the stand-in that runs on it
 SCHEMA = Path(__file__).with_name("ds-schema.graphql")
+#: what the service's schema gained since, that the desk's acts use (copied from September 2026's)
+ADDITIONS = Path(__file__).with_name("ds-schema-additions.graphql")
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
 TOKEN = "ds-token-secret-value"
 T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
@@ -34,7 +36,7 @@ T0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=dt.UTC)
 
 def load_schema(path: Path = SCHEMA) -> GraphQLSchema:
     """The schema with its fields answered: a query's root is the FakeDS, whose `graph` reads and `acts` write."""
-    schema = build_schema(path.read_text())
+    schema = extend_schema(build_schema(path.read_text()), parse(ADDITIONS.read_text()))
     assert schema.query_type is not None
     schema.query_type.fields["demarche"].resolve = lambda root, info, number: root.graph.demarche(number)
     schema.query_type.fields["dossier"].resolve = lambda root, info, number: root.graph.dossier(number)

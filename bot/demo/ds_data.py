@@ -15,6 +15,7 @@ class FakeMessage:
     created: dt.datetime
     discarded: dt.datetime | None = None
     correction: str | None = None
+    resolved: dt.datetime | None = None  # the correction's dateResolution: made, or cancelled
 
 
 @dataclass

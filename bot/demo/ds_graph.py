@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from graphql import GraphQLError
 
 from bot.demo.ds_acts import typed_id
-from bot.demo.ds_data import FakeDemarche, FakeDossier
+from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
 
 
 class People(Protocol):
@@ -105,8 +105,7 @@ class Graph:
             "usager": {"id": typed_id("User", d.id), "email": d.usager},
             "demarche": {"id": typed_id("Procedure", demarche.number), "number": demarche.number, "title": demarche.title},
             "instructeurs": [person(email) for email in sorted(d.followers)],
-            "messages": [{"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
-                          "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": []} for m in d.messages],
+            "messages": [_message(m) for m in d.messages],
             "traitements": [{"id": typed_id("Traitement", index), "event": event, "emailAgentTraitant": agent,
                              "dateTraitement": when.isoformat()} for index, (event, agent, when) in enumerate(d.traitements, 1)],
             "motivation": d.motivation,
@@ -132,6 +131,13 @@ class Graph:
         cursor = "Y3Vyc29y" if kind == "loop" else _cursor((ds.now, ds._next_id))
         return {"nodes": nodes, "pageInfo": {"hasNextPage": True, "endCursor": cursor, "hasPreviousPage": bool(after),
                                              "startCursor": cursor}}
+
+
+def _message(m: FakeMessage) -> dict[str, Any]:
+    return {"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
+            "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": [],
+            "correction": {"reason": m.correction, "dateResolution": m.resolved.isoformat() if m.resolved else None}
+            if m.correction else None}
 
 
 def _connection(keys: list[Any], items: list[Any], first: int | None, after: str | None,

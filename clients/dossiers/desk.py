@@ -35,7 +35,16 @@ GET_DOSSIER_CARD = """query getDossierCard($dossierNumber: Int!) {
     groupeInstructeur { number label instructeurs { id email } }
     instructeurs { email }
     usager { email }
-    messages { email createdAt discardedAt }
+    archived
+    messages { id email createdAt discardedAt correction { reason dateResolution } }
+  }
+}"""
+
+#: an instructeur's own messages on a dossier, to choose one to delete (the others' bodies are never shown)
+GET_DOSSIER_MESSAGES = """query getDossierMessages($dossierNumber: Int!) {
+  dossier(number: $dossierNumber) {
+    id number groupeInstructeur { number instructeurs { id email } }
+    messages { id email body createdAt discardedAt }
   }
 }"""
 
@@ -50,14 +59,25 @@ class Act(StrEnum):
     REOPEN = "dossierRepasserEnConstruction"
     MESSAGE = "dossierEnvoyerMessage"
     FOLLOW = "dossierBasculeSuivi"
+    REINSTRUCT = "dossierRepasserEnInstruction"
+    ARCHIVE = "dossierArchiver"
+    UNARCHIVE = "dossierDesarchiver"
+    CANCEL_CORRECTION = "dossierAnnulerDemandeCorrection"
+    DELETE_MESSAGE = "dossierSupprimerMessage"
 
 
 DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
-#: the acts each state allows (Message and Follow: any state)
-BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN)}
+DECIDED = ("accepte", "refuse", "sans_suite")
+#: the acts each state allows (Message and Follow: any state; archiving: a decided dossier, not archived yet)
+BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN),
+            **{state: (Act.REINSTRUCT,) for state in DECIDED}}
 #: the states a successful act leaves the dossier in
 LEADS_TO = {Act.START: "en_instruction", Act.ACCEPT: "accepte", Act.REFUSE: "refuse", Act.CLOSE: "sans_suite",
-            Act.REOPEN: "en_construction"}
+            Act.REOPEN: "en_construction", Act.REINSTRUCT: "en_instruction"}
+#: the acts on one message of the dossier: their input names the message, not the dossier
+ON_MESSAGE = (Act.CANCEL_CORRECTION, Act.DELETE_MESSAGE)
+#: whether the dossier is archived after each archiving act
+ARCHIVES = {Act.ARCHIVE: True, Act.UNARCHIVE: False}
 CORRECTIONS = ("incorrect", "incomplete", "outdated")
 
 
@@ -69,9 +89,11 @@ def _mutation(act: Act, selected: str) -> str:
 }}"""
 
 
-MUTATIONS = {act: _mutation(act, "message { id }" if act is Act.MESSAGE else "dossier { id state }") for act in Act}
+MUTATIONS = {act: _mutation(act, "message { id }" if act is Act.MESSAGE or act in ON_MESSAGE
+                             else "dossier { id state archived }" if act in ARCHIVES else "dossier { id state }") for act in Act}
 #: the documents the desk sends, by operation name (the tests validate each against the schema)
-DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, **{act.value: document for act, document in MUTATIONS.items()}}
+DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, "getDossierMessages": GET_DOSSIER_MESSAGES,
+             **{act.value: document for act, document in MUTATIONS.items()}}
 #: the addresses of the service's own copies of its e-mails in a messagerie (§9.3)
 SERVICE_SENDERS = frozenset({"contact@demarche.numerique.gouv.fr", "contact@demarches-simplifiees.fr",
                              "contact@tps.apientreprise.fr", "contact@demarches.numerique.gouv.fr"})
@@ -86,10 +108,21 @@ class CardGroup(GroupRef):
     instructeurs: list[Person] = Field(default_factory=list)
 
 
+class Correction(Tolerant):
+    reason: str = ""
+    dateResolution: str | None = None
+
+
 class CardMessage(Tolerant):
+    id: str = ""
     email: str = ""
     createdAt: str | None = None
     discardedAt: str | None = None
+    correction: Correction | None = None
+
+
+class Written(CardMessage):
+    body: str = ""
 
 
 class DossierCard(Dossier):
@@ -99,6 +132,7 @@ class DossierCard(Dossier):
     groupeInstructeur: CardGroup | None = None  # the group's people, with their ids
     instructeurs: list[Person] = Field(default_factory=list)  # who follows it
     usager: Person | None = None
+    archived: bool = False
     messages: list[CardMessage] = Field(default_factory=list)
 
     def instructeur_id(self, email: str) -> str | None:
@@ -126,6 +160,17 @@ class DossierCard(Dossier):
         people = [m for m in self.messages if m.email.strip().lower() not in SERVICE_SENDERS and not m.discardedAt]
         return bool(people) and self.from_applicant(people[-1])
 
+    @property
+    def pending_correction(self) -> CardMessage | None:
+        """The message that asked the applicant for a correction not made, cancelled or deleted yet."""
+        return next((m for m in reversed(self.messages)
+                     if m.id and m.correction and not m.correction.dateResolution and not m.discardedAt), None)
+
+    def own_messages(self, email: str) -> list[CardMessage]:
+        """The person's messages on the dossier that are still there (the only ones they may delete)."""
+        wanted = email.strip().lower()
+        return [m for m in self.messages if m.id and not m.discardedAt and m.email.strip().lower() == wanted]
+
     def acts_for(self, email: str) -> tuple[Act, ...]:
         """What this person may do here: nothing unless an instructeur of its group. Back to
         construction is not offered on a démarche with "silence vaut accord / rejet", which the
@@ -133,7 +178,19 @@ class DossierCard(Dossier):
         if self.instructeur_id(email) is None:
             return ()
         acts = [act for act in BY_STATE.get(self.state, ()) if not (act is Act.REOPEN and self.decision_due is not None)]
+        if self.archived:
+            acts.append(Act.UNARCHIVE)
+        elif self.state in DECIDED:
+            acts.append(Act.ARCHIVE)
+        if self.pending_correction is not None:
+            acts.append(Act.CANCEL_CORRECTION)
+        if self.own_messages(email):
+            acts.append(Act.DELETE_MESSAGE)
         return (*acts, Act.MESSAGE, Act.FOLLOW)
+
+
+class _Messages(DossierCard):
+    messages: list[Written] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -168,6 +225,19 @@ class DossierDesk:
         except ValidationError:
             raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
 
+    async def messages_of(self, number: int, email: str) -> list[Written]:
+        """The person's messages on the dossier still there, newest first — none unless they are an
+        instructeur of its group now (read here, as every act reads it)."""
+        data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        try:
+            found = _Messages.model_validate(data.get("dossier") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
+        if found.instructeur_id(email) is None:
+            return []
+        own = {m.id for m in found.own_messages(email)}
+        return [m for m in reversed(found.messages) if m.id in own]
+
     async def seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
         """The dossier when `email` may see it, read now (the card, and the démarche's member list
         unless they are an instructeur of its group); None for anyone else — and for a dossier that
@@ -193,20 +263,13 @@ class DossierDesk:
         return Seen(card, instructeur, administrator)
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
-                  follow: bool = True) -> DossierCard | None:
+                  follow: bool = True, message_id: str = "") -> DossierCard | None:
         """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
-        change (None for a message or a follow). Raises the service's refusal, typed; a failure
-        after the mutation left as `OutcomeUnknown` (it may have been done), any other as itself
-        (nothing was done)."""
-        payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
-        if act in DECISIONS:
-            payload["motivation"] = text
-        elif act is Act.MESSAGE:
-            payload["body"] = text
-            if correction in CORRECTIONS:
-                payload["correction"] = correction
-        elif act is Act.FOLLOW:
-            payload["follow"] = follow
+        change or an archiving (None for an act on a message or a follow). `message_id`: the message
+        an act on one acts on, read from the dossier by the caller. Raises the service's refusal,
+        typed; a failure after the mutation left as `OutcomeUnknown` (it may have been done), any
+        other as itself (nothing was done)."""
+        payload = _payload(act, card, instructeur_id, text=text, correction=correction, follow=follow, message_id=message_id)
         try:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:
@@ -217,6 +280,8 @@ class DossierDesk:
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
         if said:
             raise await self._refusal(act, card, said)
+        if act in ARCHIVES:
+            return card.model_copy(update={"archived": ARCHIVES[act]})
         if act not in LEADS_TO:
             return None
         return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
@@ -233,6 +298,9 @@ class DossierDesk:
 
     async def _refusal(self, act: Act, card: DossierCard, said: str) -> errors.ActRefused:
         text = _said(said)
+        own = _own_refusal(act, text, said)
+        if own is not None:
+            return own
         if READ_ONLY in text:
             return errors.ReadOnlyToken(said)
         if NO_RIGHTS in text:
@@ -247,8 +315,40 @@ class DossierDesk:
             now = await self.card(card.number)  # the state as it is, rather than the text's words
             if act in DECISIONS and now.state == "en_instruction":
                 return errors.AnnotationsMissing(said)
+            if act is Act.REINSTRUCT and now.state in DECIDED:  # decided still: the applicant's account is gone (§9.2)
+                return errors.ApplicantGone(said)
             return errors.WrongState(now.state)
         return errors.ActRefused(said)
+
+
+def _payload(act: Act, card: DossierCard, instructeur_id: str, *, text: str, correction: str | None, follow: bool,
+             message_id: str) -> dict[str, Any]:
+    """The mutation's input: the dossier (or the message) and the instructeur, and what the act sends beyond."""
+    if act in ON_MESSAGE:
+        return {"messageId": message_id, "instructeurId": instructeur_id}
+    payload: dict[str, Any] = {"dossierId": card.id, "instructeurId": instructeur_id}
+    if act in DECISIONS:
+        payload["motivation"] = text
+    elif act is Act.MESSAGE:
+        payload["body"] = text
+        if correction in CORRECTIONS:
+            payload["correction"] = correction
+    elif act is Act.FOLLOW:
+        payload["follow"] = follow
+    return payload
+
+
+def _own_refusal(act: Act, text: str, said: str) -> errors.ActRefused | None:
+    """The refusals of a file given with an act, and of the acts on the archive and on one message."""
+    if any(blob in text for blob in BLOB_REFUSALS):
+        return errors.UploadRefused(said)
+    if act in ARCHIVES and "archiv" in text:
+        return errors.NotArchivable(said)
+    if act is Act.CANCEL_CORRECTION and "correction" in text:
+        return errors.CorrectionNotCancellable(said)
+    if act is Act.DELETE_MESSAGE and "supprimé" in text:
+        return errors.MessageNotDeletable(said)
+    return None
 
 
 def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> DossierCard:
@@ -273,6 +373,8 @@ def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> Doss
 NOT_SENT = (errors.DossierServiceUnreachable, errors.RateLimited, errors.OverShare)
 READ_ONLY = "configuré seulement en lecture"
 NO_RIGHTS = "n'a pas les droits"
+#: the service's refusals of a file given with an act (`validate_blob`, §10.4), lower case
+BLOB_REFUSALS = ("correctement téléversé", "identifiant du fichier téléversé", "hash du fichier téléversé")
 
 
 def _said(text: object) -> str:

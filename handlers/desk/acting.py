@@ -75,7 +75,9 @@ def _said(services: Services, asker: Asker, lang: str, asked: Asked, result: Act
         case Ended.NOT_INSTRUCTEUR:
             return plain(text(lang, "desk.not_instructeur", number=number))
         case Ended.STILL:
-            return plain(text(lang, f"desk.still.{'follow' if asked.follow else 'unfollow'}", number=number))
+            return plain(text(lang, f"desk.still.{_key(asked)}", number=number))
+        case Ended.GONE:
+            return plain(text(lang, f"desk.gone.{_key(asked)}", number=number))
         case Ended.ALREADY if result.by and result.act is not None:
             return plain(text(lang, f"desk.by.{result.act.name.lower()}", who=_mention(lang, result.by), number=number))
         case Ended.ALREADY:
@@ -101,12 +103,16 @@ def _mention(lang: str, user: str) -> Mrkdwn:
 
 async def _confirm(client: AsyncWebClient, asker: Asker, lang: str, asked: Asked, number: int, demarche: int, site: str) -> None:
     """The person's record of what they did, in their DM with the app, with a link to the dossier."""
-    key = asked.act.name.lower() if asked.act is not Act.FOLLOW else ("follow" if asked.follow else "unfollow")
-    words = text(lang, f"desk.done.{key}", number=number)
+    words = text(lang, f"desk.done.{_key(asked)}", number=number)
     if demarche:
         words += " " + link_mrkdwn(dossier_url(site, demarche, number), text(lang, "desk.open_link"))
     await attempted(client.chat_postMessage(channel=asker.user_id, unfurl_links=False, **plain(words).payload()),
                     "confirming a dossier act by DM")
+
+
+def _key(asked: Asked) -> str:
+    """The act's name in the catalogs' keys (Follow's: follow or unfollow)."""
+    return asked.act.name.lower() if asked.act is not Act.FOLLOW else ("follow" if asked.follow else "unfollow")
 
 
 def _state_now(lang: str, number: int, state: str) -> str:

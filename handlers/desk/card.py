@@ -19,10 +19,12 @@ from handlers.i18n import Mrkdwn, text
 #: each act's button, by its action id; Follow shows "Unfollow" when the person follows it
 ACTION_IDS = {Act.START: "dossier_start", Act.ACCEPT: "dossier_accept", Act.REFUSE: "dossier_refuse",
               Act.CLOSE: "dossier_close", Act.REOPEN: "dossier_reopen", Act.MESSAGE: "dossier_message",
-              Act.FOLLOW: "dossier_follow"}
+              Act.FOLLOW: "dossier_follow", Act.REINSTRUCT: "dossier_reinstruct", Act.ARCHIVE: "dossier_archive",
+              Act.UNARCHIVE: "dossier_unarchive", Act.CANCEL_CORRECTION: "dossier_cancel_correction",
+              Act.DELETE_MESSAGE: "dossier_delete_message"}
 UNFOLLOW = "dossier_unfollow"
 #: the acts that take effect on the click, asked again in Slack's confirm dialog first
-CONFIRMED = (Act.START, Act.REOPEN)
+CONFIRMED = (Act.START, Act.REOPEN, Act.REINSTRUCT, Act.ARCHIVE, Act.UNARCHIVE, Act.CANCEL_CORRECTION)
 CORRECTABLE = ":c"  # after the Message button's number: the window may ask for a correction
 
 
