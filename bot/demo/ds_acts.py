@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from graphql import GraphQLError
 
+from bot.demo.ds_blobs import Blobs
 from bot.demo.ds_data import FakeDemarche, FakeDossier, FakeMessage
 
 
@@ -35,6 +36,8 @@ class Service(Protocol):
     demarches: dict[int, FakeDemarche]
     now: dt.datetime
     read_only: set[str]
+
+    url: str
 
     def current_token(self) -> str: ...
 
@@ -95,6 +98,7 @@ def read_id(value: str, kind: str) -> int | None:
 def wire(schema: Any) -> None:
     for name in (*TRANSITIONS, *ON_MESSAGE, *ARCHIVING, "dossierEnvoyerMessage", "dossierBasculeSuivi"):
         schema.mutation_type.fields[name].resolve = lambda root, info, input, _name=name: root.acts.mutate(_name, input)
+    schema.mutation_type.fields["createDirectUpload"].resolve = lambda root, info, input: root.acts.direct_upload(input)
 
 
 class Acts:
@@ -106,6 +110,7 @@ class Acts:
         self.failures: list[str] = []  # the next mutations' failures, one each (FAILURES)
         self.late = 2.0  # how late a late answer comes, in seconds
         self._late_after = False
+        self.blobs = Blobs()
 
     # --- failing around an act (the HTTP side, bot.demo.ds_http, asks) ----------------------
     def refused_unread(self, body: dict[str, Any]) -> bool:
@@ -160,9 +165,21 @@ class Acts:
         self._late_after = failure == "late-after"
         return answer
 
+    def direct_upload(self, given: dict[str, Any]) -> dict[str, Any]:
+        """`createDirectUpload`: a blob declared for a dossier the token reads (its payload has no
+        `errors`: a read-only token's refusal comes as a top-level error)."""
+        if self.ds.current_token() in self.ds.read_only:
+            raise GraphQLError(READ_ONLY)
+        self._load(given["dossierId"])
+        return self.blobs.create(given, self.ds.url.replace("/api/v2/graphql", "/storage"))
+
     def _mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
         if self.ds.current_token() in self.ds.read_only:
             return _refused(READ_ONLY)
+        signed = given.get("justificatif") or given.get("attachment")
+        blob_refused = self.blobs.refusal(str(signed)) if signed else None
+        if blob_refused is not None:  # the blob is checked before anything else
+            return _refused(blob_refused, field="message" if name == "dossierEnvoyerMessage" else "dossier")
         if name in ON_MESSAGE:
             return self._on_message(name, given)
         demarche, dossier = self._load(given["dossierId"])
@@ -197,6 +214,7 @@ class Acts:
             raise ServerError("AASM::InvalidTransition")
         self.ds.change(demarche.number, dossier.number, state)
         dossier.motivation = given.get("motivation")
+        dossier.justificatif = self.blobs.name(given["justificatif"]) if given.get("justificatif") else None
         if event is not None:
             dossier.traitements.append((event, email, self.ds.now))
             self.write(demarche, dossier, CONTACT, f"<p>[Votre dossier nº {dossier.number} est {DISPLAY[state]}]</p>")
@@ -213,6 +231,8 @@ class Acts:
             return _refused(CLOSED, field="message")
         correction = given.get("correction")
         message = self.write(demarche, dossier, email, given["body"])
+        if given.get("attachment"):
+            message.attachments.append(self.blobs.name(given["attachment"]))
         if correction and dossier.state in ("en_construction", "en_instruction") and not dossier.pending_correction:
             message.correction = correction  # elsewhere the service drops it silently (§9.2)
             dossier.pending_correction = True

@@ -16,6 +16,7 @@ class FakeMessage:
     discarded: dt.datetime | None = None
     correction: str | None = None
     resolved: dt.datetime | None = None  # the correction's dateResolution: made, or cancelled
+    attachments: list[str] = field(default_factory=list)  # the files' names
 
 
 @dataclass
@@ -35,6 +36,7 @@ class FakeDossier:
     messages: list[FakeMessage] = field(default_factory=list)
     traitements: list[tuple[str, str | None, dt.datetime]] = field(default_factory=list)  # event, agent, when
     motivation: str | None = None
+    justificatif: str | None = None  # the decision's file's name
     pending_correction: bool = False
     annotations_missing: bool = False  # a required private annotation is blank: decisions are refused
     siret_incomplete: bool = False

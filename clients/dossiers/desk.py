@@ -24,6 +24,7 @@ from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.models import Dossier, GroupRef, moment_of
 from clients.dossiers.service import DossierService
+from clients.dossiers.uploads import CREATE_DIRECT_UPLOAD, Upload, upload
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 
@@ -92,7 +93,7 @@ def _mutation(act: Act, selected: str) -> str:
 MUTATIONS = {act: _mutation(act, "message { id }" if act is Act.MESSAGE or act in ON_MESSAGE
                              else "dossier { id state archived }" if act in ARCHIVES else "dossier { id state }") for act in Act}
 #: the documents the desk sends, by operation name (the tests validate each against the schema)
-DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, "getDossierMessages": GET_DOSSIER_MESSAGES,
+DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, "getDossierMessages": GET_DOSSIER_MESSAGES, "createDirectUpload": CREATE_DIRECT_UPLOAD,
              **{act.value: document for act, document in MUTATIONS.items()}}
 #: the addresses of the service's own copies of its e-mails in a messagerie (§9.3)
 SERVICE_SENDERS = frozenset({"contact@demarche.numerique.gouv.fr", "contact@demarches-simplifiees.fr",
@@ -263,13 +264,17 @@ class DossierDesk:
         return Seen(card, instructeur, administrator)
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
-                  follow: bool = True, message_id: str = "") -> DossierCard | None:
+                  follow: bool = True, message_id: str = "", file: Upload | None = None) -> DossierCard | None:
         """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
         change or an archiving (None for an act on a message or a follow). `message_id`: the message
         an act on one acts on, read from the dossier by the caller. Raises the service's refusal,
         typed; a failure after the mutation left as `OutcomeUnknown` (it may have been done), any
-        other as itself (nothing was done)."""
+        other as itself (nothing was done). `file`: uploaded first, given as a message's attachment
+        or a decision's justificatif."""
         payload = _payload(act, card, instructeur_id, text=text, correction=correction, follow=follow, message_id=message_id)
+        if file is not None and (act in DECISIONS or act is Act.MESSAGE):
+            signed = await upload(self.service, card.id, file, self._policy)
+            payload["justificatif" if act in DECISIONS else "attachment"] = signed
         try:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:

@@ -26,6 +26,7 @@ from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
 from clients.dossiers.desk import ARCHIVES, LEADS_TO, ON_MESSAGE, Act, DossierCard, Seen
 from clients.dossiers.rate_limit import Priority, with_priority
+from clients.dossiers.uploads import Upload
 from clients.once import Once
 from domain.dossiers.accounts import WorkspaceAccounts
 from domain.dossiers.lookup import seen_again
@@ -51,6 +52,7 @@ class Asked:
     correction: str | None = None
     follow: bool = True
     message: str = ""  # the message to delete, as chosen in the window: acted on only if the dossier shows it theirs
+    file: Upload | None = None  # a file read from Slack, to give with a message or a decision
     once: str = ""  # the request, as its redeliveries carry it: a click's trigger_id, a window's view id
 
 
@@ -140,7 +142,7 @@ class DossierActs:
         try:
             after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words,
                                            correction=asked.correction, follow=asked.follow,
-                                           message_id=_message_of(asked, card, email))
+                                           message_id=_message_of(asked, card, email), file=asked.file)
         except errors.OutcomeUnknown as error:
             return await self._unknown(account, team, user, email, asked, seen, holder, error)
         except errors.DossierServiceError:

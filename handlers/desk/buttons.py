@@ -5,6 +5,7 @@ submission acts. The card is then replaced by the dossier as it is; whatever wen
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
@@ -12,12 +13,14 @@ from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.desk import DECISIONS, Act
+from clients.dossiers.uploads import TooLarge
 from domain.dossiers.acts import Asked
-from handlers.blocks import Message
+from handlers.blocks import Message, plain
 from handlers.core.dossier_links import OPEN_DOSSIER_IDS
 from handlers.core.slack_refusals import attempted
 from handlers.desk.acting import Outcome, look_up, perform
 from handlers.desk.card import ACTION_IDS, CORRECTABLE, UNFOLLOW
+from handlers.desk.files import FILE, SlackFile, Unread, described, fetched, shared_file
 from handlers.desk.modals import (
     DECISION_MODAL,
     DELETION_MODAL,
@@ -94,10 +97,15 @@ def register(app: AsyncApp, services: Services) -> None:
         about = named(view)
         words = words_of(view)
         refused = words_refused(about[0], words) if about is not None else None
-        if refused is not None:
+        shared = shared_file(view) if about is not None and about[0] is not Act.DELETE_MESSAGE else ""
+        found: SlackFile | str | None = None
+        if refused is not None or shared:  # said in the window, which keeps what was typed
             lang = await language_quickly(services, client, who(body))
-            await ack(response_action="errors", errors={WORDS: text(lang, refused[0], **refused[1])})
-            return
+            found = await described(client, shared, lang) if shared and refused is None else None
+            problems = {WORDS: text(lang, refused[0], **refused[1])} if refused else {FILE: found} if isinstance(found, str) else {}
+            if problems:
+                await ack(response_action="errors", errors=problems)
+                return
         await ack()
         if about is None:
             return
@@ -107,7 +115,8 @@ def register(app: AsyncApp, services: Services) -> None:
         card_url = await services.views.get(asker.team_id, view_id)
         respond = KeptAliveRespond(str(card_url), client.session) if card_url and client.session else None
         await _act(services, client, respond, asker, Asked(act, number, words=words, correction=correction_of(view),
-                                                           message=chosen_message(view), once=view_id))
+                                                           message=chosen_message(view), once=view_id),
+                   found if isinstance(found, SlackFile) else None)
 
     async def open_card(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient,
                         respond: AsyncRespond) -> None:
@@ -145,10 +154,20 @@ async def _open(services: Services, client: AsyncWebClient, body: dict[str, Any]
     return view_id
 
 
-async def _act(services: Services, client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, asked: Asked) -> None:
-    """The act done for the person, and what they hear of it (what went wrong before it, when anything did)."""
+async def _act(services: Services, client: AsyncWebClient, respond: AsyncRespond | None, asker: Asker, asked: Asked,
+               shared: SlackFile | None = None) -> None:
+    """The act done for the person, and what they hear of it (what went wrong before it, when anything did);
+    a file shared with it read from Slack first, and gone once the act is over."""
     async def work(email: str, lang: str) -> Message | None:
-        await _tell(client, respond, asker, await perform(services, client, asker, email, lang, asked))
+        try:
+            file = await fetched(client, shared) if shared is not None else None
+        except (Unread, TooLarge):
+            return plain(text(lang, "desk.file.unread", number=asked.number))
+        try:
+            await _tell(client, respond, asker, await perform(services, client, asker, email, lang, replace(asked, file=file)))
+        finally:
+            if file is not None:
+                file.close()
         return None
 
     _, problem = await run_for(services, client, asker, name=f"dossier_{asked.act.name.lower()}", work=work)

@@ -23,6 +23,7 @@ from slack_sdk.models.views import View
 from clients.dossiers.desk import CORRECTIONS, DECISIONS, Act, Written
 from clients.dossiers.models import moment_of
 from handlers.blocks import mrkdwn, view_input
+from handlers.desk.files import file_block
 from handlers.i18n import text
 
 DECISION_MODAL = "dossier_decision"
@@ -45,6 +46,7 @@ def decision_modal(lang: str, act: Act, number: int) -> View:
             SectionBlock(text=mrkdwn(text(lang, f"desk.modal.{name}.intro", number=number))),
             InputBlock(block_id=WORDS, label=text(lang, "desk.modal.motivation"), optional=not required,
                        element=PlainTextInputElement(action_id=WORDS, multiline=True, max_length=MOST_WORDS)),
+            file_block(lang),
             ContextBlock(elements=[mrkdwn(text(lang, "desk.modal.emailed"))]),
         ],
     )
@@ -61,6 +63,7 @@ def message_modal(lang: str, number: int, *, correction: bool) -> View:
         blocks.append(InputBlock(block_id=CORRECTION, label=text(lang, "desk.modal.correction_label"), optional=True,
                                  hint=text(lang, "desk.modal.correction_hint"),
                                  element=StaticSelectElement(action_id=CORRECTION, options=options)))
+    blocks.append(file_block(lang))
     blocks.append(ContextBlock(elements=[mrkdwn(text(lang, "desk.modal.message_emailed"))]))
     return View(type="modal", callback_id=MESSAGE_MODAL, private_metadata=f"{Act.MESSAGE.name}:{number}",
                 title=text(lang, "desk.modal.message.title"), submit=text(lang, "desk.modal.message.submit"),
