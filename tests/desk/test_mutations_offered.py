@@ -26,7 +26,7 @@ def dossier_mutations() -> set[str]:
     schema = build_schema(SCHEMA_2026.read_text())
     assert schema.mutation_type is not None
     return {name for name, field in schema.mutation_type.fields.items() if not field.deprecation_reason
-            and {"dossierId", "messageId"} & set(get_named_type(field.args["input"].type).fields)}  # type: ignore[attr-defined]
+            and {"dossierId", "messageId"} & set(get_named_type(field.args["input"].type).fields)}
 
 
 def test_the_card_offers_every_dossier_mutation_of_the_service(ds: FakeDS) -> None:
