@@ -265,8 +265,8 @@ class DossierDesk:
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
                   follow: bool = True, message_id: str = "", file: Upload | None = None) -> DossierCard | None:
-        """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
-        change or an archiving (None for an act on a message or a follow). `message_id`: the message
+        """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it (None after a
+        correction asked, which may have changed its state: to be read again). `message_id`: the message
         an act on one acts on, read from the dossier by the caller. Raises the service's refusal,
         typed; a failure after the mutation left as `OutcomeUnknown` (it may have been done), any
         other as itself (nothing was done). `file`: uploaded first, given as a message's attachment
@@ -285,11 +285,7 @@ class DossierDesk:
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
         if said:
             raise await self._refusal(act, card, said)
-        if act in ARCHIVES:
-            return card.model_copy(update={"archived": ARCHIVES[act]})
-        if act not in LEADS_TO:
-            return None
-        return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
+        return _left(act, card, instructeur_id, answer, correction=correction, follow=follow, message_id=message_id)
 
     async def may_write(self) -> bool:
         """Whether the token may act, asked without changing anything: a follow of a dossier that
@@ -372,6 +368,41 @@ def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> Doss
             if card.groupeInstructeur else None
         changed["instructeurs"] = [*card.instructeurs, *([Person(email=me.email)] if me and not card.followed_by(me.email) else [])]
     return card.model_copy(update=changed)
+
+
+def _left(act: Act, card: DossierCard, instructeur_id: str, answer: dict[str, Any], *, correction: str | None,
+          follow: bool, message_id: str) -> DossierCard | None:
+    """The dossier as the act left it; None when only reading it again can tell."""
+    if act in LEADS_TO:
+        return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
+    if act is Act.MESSAGE and correction in CORRECTIONS:
+        return None  # a correction may have moved the dossier back to construction
+    return _without_state(act, card, instructeur_id, answer, follow=follow, message_id=message_id)
+
+
+def _without_state(act: Act, card: DossierCard, instructeur_id: str, answer: dict[str, Any], *, follow: bool,
+                   message_id: str) -> DossierCard:
+    """The card as an act that changes no state left it, without reading it again (one request
+    fewer): archived or not, followed or not, a message added, deleted, or its correction cancelled."""
+    now = dt.datetime.now(dt.UTC).isoformat()
+    me = next((p.email for p in card.groupeInstructeur.instructeurs if p.id == instructeur_id), "") if card.groupeInstructeur else ""
+    if act in ARCHIVES:
+        return card.model_copy(update={"archived": ARCHIVES[act]})
+    if act is Act.FOLLOW:
+        others = [p for p in card.instructeurs if p.email.strip().lower() != me.strip().lower()]
+        return card.model_copy(update={"instructeurs": [*others, *([Person(email=me)] if follow else [])]})
+    if act is Act.MESSAGE:
+        sent = CardMessage(id=str((answer.get("message") or {}).get("id") or ""), email=me, createdAt=now)
+        return card.model_copy(update={"messages": [*card.messages, sent]})
+    return card.model_copy(update={"messages": [_message_after(act, m, now) if m.id == message_id else m for m in card.messages]})
+
+
+def _message_after(act: Act, message: CardMessage, now: str) -> CardMessage:
+    """A message deleted (its correction resolved with it), or its correction request cancelled."""
+    changed: dict[str, Any] = {"discardedAt": now} if act is Act.DELETE_MESSAGE else {}
+    if message.correction is not None:
+        changed["correction"] = message.correction.model_copy(update={"dateResolution": now})
+    return message.model_copy(update=changed)
 
 
 #: failures of a mutation that never reached the service or were refused unread (a 429)

@@ -98,6 +98,8 @@ class FakeSlack:
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
     shared_files: dict[str, dict[str, Any]] = field(default_factory=dict)  # files people gave in a window, by id
     downloads: list[str] = field(default_factory=list)  # the shared files whose bytes were read
+    unique_views: bool = False  # views.open gives each window an id of its own (else all are V0MODAL)
+    opened: list[str] = field(default_factory=list)  # the ids of the windows opened
     scheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat.scheduleMessage, by scheduled_message_id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
     after_post: Callable[[dict[str, Any]], None] | None = None
@@ -554,7 +556,10 @@ class FakeSlack:
         return {"ok": True, "channel": {"id": "D" + users}}
 
     def _views_open(self, args: dict) -> dict:
-        return {"ok": True, "view": {"id": "V0MODAL", **_view(args)}}
+        """Every window is V0MODAL, or — with `unique_views` — each its own id, as Slack gives (`opened`)."""
+        view_id = f"V0MODAL{len(self.opened) + 1}" if self.unique_views else "V0MODAL"
+        self.opened.append(view_id)
+        return {"ok": True, "view": {"id": view_id, **_view(args)}}
 
     def _views_update(self, args: dict) -> dict:
         return {"ok": True, "view": {"id": args.get("view_id"), **_view(args)}}
