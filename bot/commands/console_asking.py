@@ -105,6 +105,8 @@ class Asking:
         """One field's state as Slack sends it, {} when skipped, None at the end of input."""
         element = block["element"]
         kind = element.get("type")
+        if kind == "file_input" and block.get("optional"):
+            return {}  # a terminal shares no Slack file: the window goes without one
         label = self._screen.read((block.get("label") or {}).get("text", ""))
         hint = text(self._screen.lang, "shell.optional") if block.get("optional") else ""
         while True:

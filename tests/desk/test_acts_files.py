@@ -153,3 +153,19 @@ async def test_the_bots_token_goes_only_where_slack_says_the_file_is(digest_bot:
     answer = await _submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Encore", shared, "V0F8")
     assert slack.downloads == [shared["id"]] and len(acts(ds)) == 1
     assert "Slack did not describe this file" in answer["errors"]["file"]
+
+
+async def test_a_replayed_submission_uploads_and_acts_once_and_a_read_only_token_is_said(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    import asyncio
+
+    found = ds.deposit(101, "en_instruction")
+    shared = slack.share_file("U0ALICE", "attestation.pdf", "application/pdf", PDF)
+    await asyncio.gather(*(_submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Voici", shared, "V0SAME")
+                           for _ in range(3)))
+    assert _operations(ds).count("createDirectUpload") == 1 and len(ds.acts.blobs.puts) == 1
+    assert [name for name, _ in acts(ds)] == ["dossierEnvoyerMessage"]
+    ds.read_only.add(ds.token)
+    await _submit(digest_bot, "dossier_decision", f"ACCEPT:{found.number}", "", shared, "V0RO")
+    assert found.state == "en_instruction" and len(ds.acts.blobs.puts) == 1
+    assert any("may only read, not act" in line for line in heard(slack))
