@@ -72,7 +72,7 @@ class Asking:
     async def _ask_fields(self, view: dict[str, Any], errors: dict[str, str], values: dict[str, dict[str, Any]]) -> bool:
         """Asks each field (only those refused, after a refusal) into `values`; False at the end of input."""
         for block in view.get("blocks") or []:
-            if block.get("type") != "input" or (errors and block.get("block_id") not in errors):
+            if block.get("type") != "input" or (errors and block.get("block_id") not in errors) or _no_file(block):
                 continue
             if block.get("block_id") in errors:
                 self._out.write(f"! {errors[block['block_id']]}\n")
@@ -105,8 +105,6 @@ class Asking:
         """One field's state as Slack sends it, {} when skipped, None at the end of input."""
         element = block["element"]
         kind = element.get("type")
-        if kind == "file_input" and block.get("optional"):
-            return {}  # a terminal shares no Slack file: the window goes without one
         label = self._screen.read((block.get("label") or {}).get("text", ""))
         hint = text(self._screen.lang, "shell.optional") if block.get("optional") else ""
         while True:
@@ -177,3 +175,8 @@ def _typed(kind: str) -> str:
     """The catalog's hint for a field typed as text."""
     return {"multi_users_select": "people", "users_select": "person", "conversations_select": "channel",
             "channels_select": "channel", "datetimepicker": "when"}.get(kind, "text")
+
+
+def _no_file(block: dict[str, Any]) -> bool:
+    """An optional file input: a terminal shares no Slack file, so the window goes without one."""
+    return (block.get("element") or {}).get("type") == "file_input" and bool(block.get("optional"))

@@ -99,7 +99,9 @@ def register(app: AsyncApp, services: Services) -> None:
         refused = words_refused(about[0], words) if about is not None else None
         shared = shared_file(view) if about is not None and about[0] is not Act.DELETE_MESSAGE else ""
         found: SlackFile | str | None = None
-        if refused is not None or shared:  # said in the window, which keeps what was typed
+        # said in the window, which keeps what was typed: the only calls before this ack are the
+        # person's (cached) profile and files.info, each bounded at a second (Slack waits 3 s)
+        if refused is not None or shared:
             lang = await language_quickly(services, client, who(body))
             found = await described(client, shared, lang) if shared and refused is None else None
             problems = {WORDS: text(lang, refused[0], **refused[1])} if refused else {FILE: found} if isinstance(found, str) else {}
