@@ -26,7 +26,8 @@ SUITES = {
     "pacing": "walks at the dossier service's real rate limit (400/min) and the digest chart",
     "capacity": "the highest steady /room list rate with ack p99 under 500 ms, beside bare Bolt apps, then with "
                 "SERVE_PROCESSES=2",
-    "desk": "/dossier look-ups, an act and a watch round: their time and the requests they cost",
+    "desk": "/dossier look-ups, every act of the card (click to card replaced, requests, window open time) and a "
+            "watch round: their time and the requests they cost",
     "twin": "the bot beside its twin (a bare Bolt app doing the same outside work): CPU of /room list, /room new and "
             "/dossier, ack p99 at 100/s, the highest steady rate, burst acks, ready time; the twin's own floor",
     "watch": "/dossier watch: 1,000 watchers over 100 démarches, 5 % of dossiers changing an hour (simulated clock): "

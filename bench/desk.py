@@ -3,7 +3,10 @@
 1. `/dossier <n>`: from the signed command to the card posted to its `response_url`, p50 and p95
    of 40 look-ups by one instructeur (the member list kept), next to the service's own time for the
    requests the look-up needs; and the requests a look-up costs, cold and warm.
-2. An act (Start review from the card): the requests it costs with warm caches.
+2. An act (Start review from the card): the requests it costs with warm caches; then every act of
+   the card, each on fresh dossiers: p95 from the click (or the window's submission) to the card
+   replaced, the requests it costs (the upload's PUT apart), and how soon a window opens after the
+   click with the service at 100 ms and at 3 s a request.
 3. A watch round over 100 démarches in which nothing changed: its requests and its time, next to
    one request a démarche.
 The bot runs in this process over real HTTP fakes and a real Redis, as the tests run it.
@@ -27,9 +30,11 @@ from bot.redis_server import EmbeddedRedis
 from clients.dossiers.watch import Watches
 from tests.conftest import Bot, bot_env, make_digest_job, start_bot
 from tests.fakes.slack import FakeSlack
-from tests.slack_requests import action_body, command_body
+from tests.slack_requests import action_body, command_body, view_submission_body
 
 LATENCY, LOOKUPS, DEMARCHES = 0.1, 40, 100
+ACTS_EACH, SLOW = 20, 3.0  # each act this many times; a slow service's seconds a request
+PDF = b"%PDF-1.7\n" + bytes(range(256)) * 400 + b"\n%%EOF"  # 100 kB
 ALICE = "alice@example.gouv.fr"
 
 
@@ -89,6 +94,7 @@ async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str)
         await bot.runtime.tasks.drain(30)
         rows.append(("requests an act costs, warm (Start review)", str(len(ds.queries) - asked),
                      "target ≤ 2 (the card read again, then the mutation)"))
+        rows += await every_act(bot, ds, slack)
         await Watches(redis).start("T0TEAM", "U0ALICE", list(range(101, 101 + DEMARCHES)))
         watching = bot.runtime.watching
         assert watching is not None
@@ -102,3 +108,109 @@ async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str)
     await redis.aclose()
     return rows
 
+
+
+#: each act: how its dossier is made ready (state, and what else), its button, and — for an act
+#: with a window — the window's callback, metadata's act and what is submitted
+ACTS: list[tuple[str, str, str, str | None]] = [
+    ("start", "en_construction", "dossier_start", None), ("reopen", "en_instruction", "dossier_reopen", None),
+    ("reinstruct", "accepte", "dossier_reinstruct", None), ("archive", "refuse", "dossier_archive", None),
+    ("unarchive", "archived", "dossier_unarchive", None), ("cancel a correction", "correction", "dossier_cancel_correction", None),
+    ("follow", "en_instruction", "dossier_follow", None),
+    ("accept", "en_instruction", "dossier_accept", "dossier_decision:ACCEPT"),
+    ("refuse, with a justificatif", "en_instruction", "dossier_refuse", "dossier_decision:REFUSE:file"),
+    ("message", "en_instruction", "dossier_message", "dossier_message_modal:MESSAGE"),
+    ("message, with a file", "en_instruction", "dossier_message", "dossier_message_modal:MESSAGE:file"),
+    ("delete a message", "mine", "dossier_delete_message", "dossier_delete_message_modal:DELETE_MESSAGE"),
+]
+
+
+async def every_act(bot: Bot, ds: FakeDS, slack: FakeSlack) -> list[tuple[str, str, str]]:
+    """Each act of the card, `ACTS_EACH` times on fresh dossiers, the service at 100 ms a request."""
+    rows = []
+    slack.unique_views = True
+    for name, ready, button, window in ACTS:
+        step("desk", f"{ACTS_EACH} × {name}")
+        took, asked, opened = [], [], []
+        for round_ in range(ACTS_EACH):
+            number, message = _ready(ds, ready)
+            queries, puts = len(ds.queries), len(ds.acts.blobs.puts)
+            seconds, opening = await _act(bot, slack, number, button, window, message, f"{name}-{round_}")
+            took.append(seconds)
+            asked.append(len(ds.queries) - queries)
+            opened += [opening] if opening is not None else []
+            assert len(ds.acts.done) and (not window or "file" not in window or len(ds.acts.blobs.puts) == puts + 1)
+        extra = " (+ the file's PUT)" if window and window.endswith(":file") else \
+            " (1 of them the window's list, read at the click)" if button == "dossier_delete_message" else ""
+        rows.append((f"act: {name}, p50 / p95 to the card replaced",
+                     f"{statistics.median(took) * 1000:.0f} / {percentile(took, 95) * 1000:.0f} ms",
+                     f"{max(asked)} request(s){extra}; target p95 ≤ 3 s, ≤ 2 requests plus the upload"))
+        if opened:
+            rows.append((f"act: {name}, window opened after the click, p95 (service 100 ms)",
+                         f"{percentile(opened, 95) * 1000:.0f} ms", "target ≤ 1 s"))
+    ds.latency = SLOW
+    for name, ready, button, window in ACTS:
+        if window is None or window.endswith(":file") or name == "refuse, with a justificatif":
+            continue
+        number, _ = _ready(ds, ready)
+        before = len(slack.called("views.open"))
+        started = time.perf_counter()
+        await bot.post(action_body(button, str(number), "U0ALICE", slack.response_url("bench-slow")))
+        while len(slack.called("views.open")) == before:
+            await _tick()
+        rows.append((f"act: {name}, window opened after the click (service {SLOW:.0f} s a request)",
+                     f"{(time.perf_counter() - started) * 1000:.0f} ms", "target ≤ 1 s whatever the service's speed"))
+        await bot.runtime.tasks.drain(60)
+    ds.latency = LATENCY
+    return rows
+
+
+def _ready(ds: FakeDS, ready: str) -> tuple[int, str]:
+    """A fresh dossier of démarche 101 as the act needs it; the id of Alice's message on it, if any."""
+    state = {"archived": "accepte", "correction": "en_construction", "mine": "en_instruction"}.get(ready, ready)
+    found = ds.deposit(101, state)
+    demarche = ds.demarches[101]
+    if ready == "archived":
+        found.archived = True
+    if ready in ("correction", "mine"):
+        written = ds.acts.write(demarche, found, ALICE, "Merci de compléter.", correction="incomplete" if ready == "correction" else None)
+        found.pending_correction = ready == "correction"
+        from bot.demo.ds_acts import typed_id
+
+        return found.number, typed_id("Commentaire", written.id)
+    return found.number, ""
+
+
+async def _act(bot: Bot, slack: FakeSlack, number: int, button: str, window: str | None, message: str,
+               tag: str) -> tuple[float, float | None]:
+    """Seconds from the click (or the submission) to the card replaced; from the click to the window, if one."""
+    url = slack.response_url(f"bench-{tag}")
+    before, opened_before = len(slack.responses), len(slack.called("views.open"))
+    started = time.perf_counter()
+    await bot.post(action_body(button, str(number), "U0ALICE", url))
+    opening = None
+    if window is not None:
+        while len(slack.called("views.open")) == opened_before:
+            await _tick()
+        opening = time.perf_counter() - started
+        await bot.runtime.tasks.drain(30)
+        callback, act, *with_file = window.split(":")
+        values: dict = {"words": {"words": {"type": "plain_text_input", "value": "Pour le banc d'essai."}}}
+        if act == "DELETE_MESSAGE":
+            values = {"message": {"message": {"type": "static_select", "selected_option": {"value": message}}}}
+        if with_file:
+            shared = slack.share_file("U0ALICE", "piece.pdf", "application/pdf", PDF)
+            values["file"] = {"file": {"type": "file_input", "files": [shared]}}
+        started = time.perf_counter()
+        await bot.post(view_submission_body(callback, values, f"{act}:{number}", "U0ALICE", view_id=slack.opened[-1]))
+    while not any(r.get("replace_original") and r.get("_url") == f"bench-{tag}" for r in slack.responses[before:]):
+        await _tick()
+    seconds = time.perf_counter() - started
+    await bot.runtime.tasks.drain(30)
+    return seconds, opening
+
+
+async def _tick() -> None:
+    import asyncio
+
+    await asyncio.sleep(0.002)

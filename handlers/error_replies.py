@@ -131,6 +131,8 @@ def dossier_refusal(lang: str, error: dossier_errors.DossierServiceError, number
             return text(lang, "desk.messaging_closed", number=number)
         case e.SiretIncomplete():
             return text(lang, "desk.siret", number=number)
+        case e.ApplicantGone() | e.NotArchivable() | e.CorrectionNotCancellable() | e.MessageNotDeletable() | e.UploadRefused():
+            return text(lang, f"desk.{error.reason}", number=number)
         case e.ActRefused(said=said):
             return text(lang, "desk.refused", said=quoted(said, 200))
         case e.DemarcheNotFound() | e.DemarcheForbidden():

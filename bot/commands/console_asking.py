@@ -72,7 +72,7 @@ class Asking:
     async def _ask_fields(self, view: dict[str, Any], errors: dict[str, str], values: dict[str, dict[str, Any]]) -> bool:
         """Asks each field (only those refused, after a refusal) into `values`; False at the end of input."""
         for block in view.get("blocks") or []:
-            if block.get("type") != "input" or (errors and block.get("block_id") not in errors):
+            if block.get("type") != "input" or (errors and block.get("block_id") not in errors) or _no_file(block):
                 continue
             if block.get("block_id") in errors:
                 self._out.write(f"! {errors[block['block_id']]}\n")
@@ -192,3 +192,8 @@ def _typed(kind: str) -> str:
     """The catalog's hint for a field typed as text."""
     return {"multi_users_select": "people", "users_select": "person", "conversations_select": "channel",
             "channels_select": "channel", "datetimepicker": "when", "datepicker": "day"}.get(kind, "text")
+
+
+def _no_file(block: dict[str, Any]) -> bool:
+    """An optional file input: a terminal shares no Slack file, so the window goes without one."""
+    return (block.get("element") or {}).get("type") == "file_input" and bool(block.get("optional"))

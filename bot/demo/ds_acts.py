@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from graphql import GraphQLError
 
+from bot.demo.ds_blobs import Blobs
 from bot.demo.ds_data import FakeAssignment, FakeDemarche, FakeDossier, FakeLabel, FakeMessage
 
 
@@ -35,6 +36,8 @@ class Service(Protocol):
     demarches: dict[int, FakeDemarche]
     now: dt.datetime
     read_only: set[str]
+
+    url: str
 
     def current_token(self) -> str: ...
 
@@ -55,11 +58,19 @@ TRANSITIONS = {
     "dossierAccepter": (("en_instruction",), "accepte", "accepte"),
     "dossierRefuser": (("en_instruction",), "refuse", "refuse"),
     "dossierClasserSansSuite": (("en_instruction",), "sans_suite", "classe_sans_suite"),
+    "dossierRepasserEnInstruction": (("accepte", "refuse", "sans_suite"), "en_instruction", "passe_en_instruction"),
 }
+#: the acts on one message: their input names the message (`messageId`), not the dossier
+ON_MESSAGE = ("dossierAnnulerDemandeCorrection", "dossierSupprimerMessage")
+ARCHIVING = ("dossierArchiver", "dossierDesarchiver")
 READ_ONLY = "Le jeton utilisé est configuré seulement en lecture"
 NO_RIGHTS = "L\u2019instructeur n\u2019a pas les droits d\u2019accès à ce dossier"
 EMPTY = "Votre message ne peut être vide"
 CLOSED = "Dossier Il n\u2019est pas possible d\u2019envoyer un message sur un dossier supprimé, à archiver ou en brouillon"
+NOT_ARCHIVABLE = "Un dossier ne peut être déplacé dans « à archiver » qu\u2019une fois le traitement terminé"
+NOT_ARCHIVED = "Un dossier non archivé ne peut pas être désarchivé"
+NOT_CANCELLABLE = "La demande de correction ne peut pas être annulée"
+NOT_DELETABLE = "Le message ne peut pas être supprimé"
 SIRET = "Les informations du SIRET du dossier ne sont pas complètes. Veuillez réessayer plus tard."
 LABEL_ON = "Ce label est déjà associé au dossier"
 LABEL_OFF = "Ce label n\u2019est pas associé au dossier"
@@ -103,8 +114,10 @@ def read_id(value: str, kind: str) -> int | None:
 
 
 def wire(schema: Any) -> None:
-    for name in (*TRANSITIONS, "dossierEnvoyerMessage", "dossierBasculeSuivi", *UNCHECKED, "dossierModifierAnnotations"):
+    for name in (*TRANSITIONS, *ON_MESSAGE, *ARCHIVING, "dossierEnvoyerMessage", "dossierBasculeSuivi", *UNCHECKED,
+                 "dossierModifierAnnotations"):
         schema.mutation_type.fields[name].resolve = lambda root, info, input, _name=name: root.acts.mutate(_name, input)
+    schema.mutation_type.fields["createDirectUpload"].resolve = lambda root, info, input: root.acts.direct_upload(input)
 
 
 class Acts:
@@ -116,6 +129,7 @@ class Acts:
         self.failures: list[str] = []  # the next mutations' failures, one each (FAILURES)
         self.late = 2.0  # how late a late answer comes, in seconds
         self._late_after = False
+        self.blobs = Blobs()
 
     # --- failing around an act (the HTTP side, bot.demo.ds_http, asks) ----------------------
     def refused_unread(self, body: dict[str, Any]) -> bool:
@@ -170,27 +184,46 @@ class Acts:
         self._late_after = failure == "late-after"
         return answer
 
+    def direct_upload(self, given: dict[str, Any]) -> dict[str, Any]:
+        """`createDirectUpload`: a blob declared for a dossier the token reads (its payload has no
+        `errors`: a read-only token's refusal comes as a top-level error)."""
+        if self.ds.current_token() in self.ds.read_only:
+            raise GraphQLError(READ_ONLY)
+        self._load(given["dossierId"])
+        return self.blobs.create(given, self.ds.url.replace("/api/v2/graphql", "/storage"))
+
     def _mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
         if self.ds.current_token() in self.ds.read_only:
             return _refused(READ_ONLY)
+        signed = given.get("justificatif") or given.get("attachment")
+        blob_refused = self.blobs.refusal(str(signed)) if signed else None
+        if blob_refused is not None:  # the blob is checked before anything else
+            return _refused(blob_refused, field="message" if name == "dossierEnvoyerMessage" else "dossier")
+        if name in ON_MESSAGE:
+            return self._on_message(name, given)
         demarche, dossier = self._load(given["dossierId"])
         if name in UNCHECKED:
             return self._unchecked(name, demarche, dossier, given)
         email = self.email_of(given["instructeurId"])
         if email is None:
             raise GraphQLError("Instructeur not found", extensions={"code": "not_found"})
-        if name in TRANSITIONS:
-            accepted, _, _ = TRANSITIONS[name]
-            if dossier.state not in accepted:
-                return _refused(f"Le dossier est déjà {DISPLAY[dossier.state]}")
-            if name == "dossierPasserEnInstruction" and dossier.pending_correction:
-                return _refused("Le dossier est en attente de correction")
+        refused = _state_refusal(name, dossier)
+        if refused is not None:
+            return _refused(refused)
         if not self._in_group(demarche, dossier, email):
             return _refused(NO_RIGHTS)
+        return self._as_instructeur(name, demarche, dossier, email, given)
+
+    def _as_instructeur(self, name: str, demarche: FakeDemarche, dossier: FakeDossier, email: str,
+                        given: dict[str, Any]) -> dict[str, Any]:
+        """A mutation whose rights and state were checked: what it does."""
         if name in TRANSITIONS:
             return self._transition(name, demarche, dossier, email, given)
         if name == "dossierModifierAnnotations":
             return self._annotate(demarche, dossier, given["annotations"])
+        if name in ARCHIVING:
+            dossier.archived, dossier.updated = name == "dossierArchiver", self.ds.now
+            return {"dossier": self.ds.graph.node(demarche, dossier), "errors": None}
         if name == "dossierBasculeSuivi":
             (dossier.followers.add if given.get("follow", True) else dossier.followers.discard)(email.lower())
             dossier.updated = self.ds.now
@@ -209,11 +242,14 @@ class Acts:
             raise ServerError("AASM::InvalidTransition")
         self.ds.change(demarche.number, dossier.number, state)
         dossier.motivation = given.get("motivation")
+        dossier.justificatif = self.blobs.name(given["justificatif"]) if given.get("justificatif") else None
         if event is not None:
             dossier.traitements.append((event, email, self.ds.now))
             self.write(demarche, dossier, CONTACT, f"<p>[Votre dossier nº {dossier.number} est {DISPLAY[state]}]</p>")
         if name == "dossierPasserEnInstruction":
             dossier.followers.add(email.lower())
+        if name == "dossierRepasserEnInstruction":  # the decision's motivation goes, and the dossier leaves the archive
+            dossier.motivation, dossier.archived = None, False
         return {"dossier": self.ds.graph.node(demarche, dossier), "errors": None}
 
     def _unchecked(self, name: str, demarche: FakeDemarche, dossier: FakeDossier, given: dict[str, Any]) -> dict[str, Any]:
@@ -289,13 +325,52 @@ class Acts:
         if dossier.archived or dossier.usager_deleted:
             return _refused(CLOSED, field="message")
         correction = given.get("correction")
-        message = self.write(demarche, dossier, email, given["body"], correction=correction)
+        message = self.write(demarche, dossier, email, given["body"])
+        if given.get("attachment"):
+            message.attachments.append(self.blobs.name(given["attachment"]))
         if correction and dossier.state in ("en_construction", "en_instruction") and not dossier.pending_correction:
+            message.correction = correction  # elsewhere the service drops it silently (§9.2)
             dossier.pending_correction = True
             if dossier.state == "en_instruction":
                 self.ds.change(demarche.number, dossier.number, "en_construction")
         return {"message": {"id": typed_id("Commentaire", message.id), "email": email, "body": message.body,
                             "createdAt": message.created.isoformat(), "attachments": []}, "errors": None}
+
+    def _on_message(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
+        """Cancel a correction request, or delete a message: by their sender only, while it stands."""
+        demarche, dossier, message = self._load_message(given["messageId"])
+        email = self.email_of(given["instructeurId"])
+        if email is None:
+            raise GraphQLError("Instructeur not found", extensions={"code": "not_found"})
+        if not self._in_group(demarche, dossier, email):
+            return _refused(NO_RIGHTS, field="message")
+        mine = message.email.lower() == email.lower() and message.discarded is None
+        if name == "dossierAnnulerDemandeCorrection":
+            if not mine or message.correction is None or message.resolved is not None:
+                return _refused(NOT_CANCELLABLE, field="message")
+        elif not mine:
+            return _refused(NOT_DELETABLE, field="message")
+        else:
+            message.body, message.discarded = "", self.ds.now
+        if message.correction is not None and message.resolved is None:  # cancelled, or resolved with its message
+            message.resolved = self.ds.now
+            dossier.pending_correction = False
+        self.ds.now += dt.timedelta(seconds=1)
+        dossier.updated = self.ds.now
+        return {"message": {"id": typed_id("Commentaire", message.id), "email": message.email, "body": message.body,
+                            "createdAt": message.created.isoformat(), "attachments": []}, "errors": None}
+
+    def _load_message(self, message_id: str) -> tuple[FakeDemarche, FakeDossier, FakeMessage]:
+        ident = read_id(message_id, "Commentaire")
+        for demarche in self.ds.demarches.values():
+            for dossier in demarche.dossiers:
+                for message in dossier.messages:
+                    if message.id == ident:
+                        if demarche.number in self.ds.hidden():
+                            raise GraphQLError("An object of type Message was hidden due to permissions",
+                                               extensions={"code": "unauthorized"})
+                        return demarche, dossier, message
+        raise GraphQLError(f"Message not found: {message_id}", extensions={"code": "not_found"})
 
     def _load(self, dossier_id: str) -> tuple[FakeDemarche, FakeDossier]:
         ident = read_id(dossier_id, "Dossier")
@@ -312,6 +387,21 @@ class Acts:
     def _in_group(demarche: FakeDemarche, dossier: FakeDossier, email: str) -> bool:
         group = next((g for g in demarche.groups if g.number == dossier.group), None)
         return group is not None and email.lower() in {person.lower() for person in group.instructeurs}
+
+
+def _state_refusal(name: str, dossier: FakeDossier) -> str | None:
+    """The mutation's state check (its `authorized?`, before the instructeur's rights): the refusal's text, or None."""
+    if name in TRANSITIONS:
+        accepted, _, _ = TRANSITIONS[name]
+        if dossier.state not in accepted or (name == "dossierRepasserEnInstruction" and dossier.usager_deleted):
+            return f"Le dossier est déjà {DISPLAY[dossier.state]}"  # can_repasser_en_instruction? too
+        if name == "dossierPasserEnInstruction" and dossier.pending_correction:
+            return "Le dossier est en attente de correction"
+    if name == "dossierArchiver" and dossier.state not in ("accepte", "refuse", "sans_suite"):
+        return NOT_ARCHIVABLE
+    if name == "dossierDesarchiver" and not dossier.archived:
+        return NOT_ARCHIVED
+    return None
 
 
 def _mutation(body: dict[str, Any]) -> bool:

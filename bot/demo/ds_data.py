@@ -15,7 +15,8 @@ class FakeMessage:
     created: dt.datetime
     discarded: dt.datetime | None = None
     correction: str | None = None  # the reason of a correction asked with this message
-    resolved: dt.datetime | None = None  # when that correction was resolved (submitted, or withdrawn)
+    resolved: dt.datetime | None = None  # when that correction was resolved (submitted, or cancelled)
+    attachments: list[str] = field(default_factory=list)  # the files' names
 
 
 @dataclass
@@ -71,6 +72,7 @@ class FakeDossier:
     messages: list[FakeMessage] = field(default_factory=list)
     traitements: list[tuple[str, str | None, dt.datetime]] = field(default_factory=list)  # event, agent, when
     motivation: str | None = None
+    justificatif: str | None = None  # the decision's file's name
     pending_correction: bool = False
     annotations_missing: bool = False  # a required private annotation is blank: decisions are refused
     siret_incomplete: bool = False

@@ -81,7 +81,14 @@ class Endpoint:
         self._validated: dict[str, bool] = {}
 
     def asgi(self) -> Starlette:
-        return Starlette(routes=[Route("/api/v2/graphql", self._endpoint, methods=["POST"])])
+        return Starlette(routes=[Route("/api/v2/graphql", self._endpoint, methods=["POST"]),
+                                 Route("/storage/{blob:int}", self._stored, methods=["PUT"])])
+
+    async def _stored(self, request: Request) -> Response:
+        """The storage a direct upload's bytes go to (no token: the address and headers are the permission)."""
+        status = self.ds.acts.blobs.store(request.path_params["blob"], await request.body(),
+                                          {k.lower(): v for k, v in request.headers.items()})
+        return Response(b"" if status == 200 else b"<Error><Code>BadDigest</Code></Error>", status_code=status)
 
     async def _endpoint(self, request: Request) -> Response:
         ds = self.ds

@@ -24,7 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.redis_server import open_redis
-from bot.scopes import REQUIRED_SCOPES
+from bot.scopes import ALL_SCOPES
 from bot.serving.authorize import ROTATE_MINUTES, UNREADABLE, Authorize, Members, Rotation
 from bot.serving.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
 from bot.serving.installations import InstallationStore
@@ -186,7 +186,7 @@ def oauth_app(settings: Settings, redis: aioredis.Redis, tasks: ListenerTasks) -
     authorize = Authorize(store, rotation, members)
     with _bolt_blind_to_oauth_variables():  # SLACK_REDIRECT_URI, SLACK_USER_SCOPES… are not this bot's settings
         oauth = AsyncOAuthSettings(
-            client_id=settings.slack_client_id, client_secret=secret, scopes=sorted(REQUIRED_SCOPES), user_scopes=[],
+            client_id=settings.slack_client_id, client_secret=secret, scopes=sorted(ALL_SCOPES), user_scopes=[],
             install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH, install_page_rendering_enabled=False,
             installation_store=store, state_store=StateStore(redis, secret), state_expiration_seconds=STATE_SECONDS,
             callback_options=callbacks(settings.default_language, members), token_rotation_expiration_minutes=ROTATE_MINUTES,

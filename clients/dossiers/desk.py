@@ -25,6 +25,7 @@ from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.annotations import GET_ANNOTATIONS, AnnotationField, fields_of
 from clients.dossiers.models import Dossier, GroupRef, moment_of
 from clients.dossiers.service import DossierService
+from clients.dossiers.uploads import CREATE_DIRECT_UPLOAD, Upload, upload
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
 
@@ -39,7 +40,8 @@ CARD_FIELDS = """id number state dateDepot datePassageEnConstruction datePassage
     labels { id name color }
     avis { dateQuestion dateReponse }
     assignments { assignedAt groupeInstructeurLabel previousGroupeInstructeurLabel }
-    messages { email createdAt discardedAt correction { dateResolution } }"""
+    archived
+    messages { id email createdAt discardedAt correction { reason dateResolution } }"""
 GET_DOSSIER_CARD = f"""query getDossierCard($dossierNumber: Int!) {{
   dossier(number: $dossierNumber) {{
     {CARD_FIELDS}
@@ -51,6 +53,14 @@ GET_DEMARCHE_CHOICES = """query getDemarcheChoices($demarcheNumber: Int!) {
   demarche(number: $demarcheNumber) {
     labels { id name color }
     groupeInstructeurs(closed: false) { id number label }
+  }
+}"""
+
+#: an instructeur's own messages on a dossier, to choose one to delete (the others' bodies are never shown)
+GET_DOSSIER_MESSAGES = """query getDossierMessages($dossierNumber: Int!) {
+  dossier(number: $dossierNumber) {
+    id number groupeInstructeur { number instructeurs { id email } }
+    messages { id email body createdAt discardedAt }
   }
 }"""
 
@@ -69,14 +79,26 @@ class Act(StrEnum):
     REMOVE_LABEL = "dossierSupprimerLabel"  # idem
     REGROUP = "dossierChangerGroupeInstructeur"  # idem
     ANNOTATE = "dossierModifierAnnotations"
+    REINSTRUCT = "dossierRepasserEnInstruction"
+    ARCHIVE = "dossierArchiver"
+    UNARCHIVE = "dossierDesarchiver"
+    CANCEL_CORRECTION = "dossierAnnulerDemandeCorrection"
+    DELETE_MESSAGE = "dossierSupprimerMessage"
 
 
 DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
-#: the acts each state allows (Message, Follow, labels, group and annotations: any state)
-BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN)}
+DECIDED = ("accepte", "refuse", "sans_suite")
+#: the acts each state allows (Message, Follow, labels, group and annotations: any state; archiving: a
+#: decided dossier, not archived yet)
+BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN),
+            **{state: (Act.REINSTRUCT,) for state in DECIDED}}
 #: the states a successful act leaves the dossier in
 LEADS_TO = {Act.START: "en_instruction", Act.ACCEPT: "accepte", Act.REFUSE: "refuse", Act.CLOSE: "sans_suite",
-            Act.REOPEN: "en_construction"}
+            Act.REOPEN: "en_construction", Act.REINSTRUCT: "en_instruction"}
+#: the acts on one message of the dossier: their input names the message, not the dossier
+ON_MESSAGE = (Act.CANCEL_CORRECTION, Act.DELETE_MESSAGE)
+#: whether the dossier is archived after each archiving act
+ARCHIVES = {Act.ARCHIVE: True, Act.UNARCHIVE: False}
 CORRECTIONS = ("incorrect", "incomplete", "outdated")
 #: the acts of any state, after those of the dossier's state
 ANY_STATE = (Act.MESSAGE, Act.FOLLOW, Act.ADD_LABEL, Act.REMOVE_LABEL, Act.REGROUP, Act.ANNOTATE)
@@ -95,17 +117,20 @@ def _mutation(act: Act, selected: str) -> str:
 
 
 def _selected(act: Act) -> str:
-    if act is Act.MESSAGE:
+    if act is Act.MESSAGE or act in ON_MESSAGE:
         return "message { id }"
     if act is Act.ANNOTATE:
         return "annotations { id }"
-    return f"dossier {{ {CARD_FIELDS} }}" if act in RETURN_CARD else "dossier { id state }"
+    if act in RETURN_CARD:
+        return f"dossier {{ {CARD_FIELDS} }}"
+    return "dossier { id state archived }" if act in ARCHIVES else "dossier { id state }"
 
 
 MUTATIONS = {act: _mutation(act, _selected(act)) for act in Act}
 #: the documents the desk sends, by operation name (the tests validate each against the schema)
 DOCUMENTS = {"getDossierCard": GET_DOSSIER_CARD, "getDemarcheChoices": GET_DEMARCHE_CHOICES,
-             "getDossierAnnotations": GET_ANNOTATIONS, **{act.value: document for act, document in MUTATIONS.items()}}
+             "getDossierAnnotations": GET_ANNOTATIONS, "getDossierMessages": GET_DOSSIER_MESSAGES,
+             "createDirectUpload": CREATE_DIRECT_UPLOAD, **{act.value: document for act, document in MUTATIONS.items()}}
 #: the addresses of the service's own copies of its e-mails in a messagerie (§9.3)
 SERVICE_SENDERS = frozenset({"contact@demarche.numerique.gouv.fr", "contact@demarches-simplifiees.fr",
                              "contact@tps.apientreprise.fr", "contact@demarches.numerique.gouv.fr"})
@@ -122,14 +147,20 @@ class CardGroup(GroupRef):
 
 
 class Correction(Tolerant):
+    reason: str = ""
     dateResolution: str | None = None
 
 
 class CardMessage(Tolerant):
+    id: str = ""
     email: str = ""
     createdAt: str | None = None
     discardedAt: str | None = None
     correction: Correction | None = None
+
+
+class Written(CardMessage):
+    body: str = ""
 
 
 class Label(Tolerant):
@@ -156,6 +187,7 @@ class DossierCard(Dossier):
     groupeInstructeur: CardGroup | None = None  # the group's people, with their ids
     instructeurs: list[Person] = Field(default_factory=list)  # who follows it
     usager: Person | None = None
+    archived: bool = False
     messages: list[CardMessage] = Field(default_factory=list)
     labels: list[Label] = Field(default_factory=list)  # type: ignore[assignment]  # with their ids and colours
     avis: list[Avis] = Field(default_factory=list)
@@ -188,9 +220,15 @@ class DossierCard(Dossier):
         return bool(people) and self.from_applicant(people[-1])
 
     @property
-    def correction_pending(self) -> bool:
-        """A correction asked of the applicant, not yet made (nor cancelled)."""
-        return any(m.correction is not None and not m.correction.dateResolution and not m.discardedAt for m in self.messages)
+    def pending_correction(self) -> CardMessage | None:
+        """The message that asked the applicant for a correction not made, cancelled or deleted yet."""
+        return next((m for m in reversed(self.messages)
+                     if m.id and m.correction and not m.correction.dateResolution and not m.discardedAt), None)
+
+    def own_messages(self, email: str) -> list[CardMessage]:
+        """The person's messages on the dossier that are still there (the only ones they may delete)."""
+        wanted = email.strip().lower()
+        return [m for m in self.messages if m.id and not m.discardedAt and m.email.strip().lower() == wanted]
 
     @property
     def rerouted(self) -> Assignment | None:
@@ -200,7 +238,7 @@ class DossierCard(Dossier):
 
     @property
     def decision_read(self) -> dt.datetime | None:
-        return moment_of(self.dateAccuseLectureAgreement) if self.state in ("accepte", "refuse", "sans_suite") else None
+        return moment_of(self.dateAccuseLectureAgreement) if self.state in DECIDED else None
 
     def acts_for(self, email: str) -> tuple[Act, ...]:
         """What this person may do here: nothing unless an instructeur of its group. Back to
@@ -209,6 +247,14 @@ class DossierCard(Dossier):
         if self.instructeur_id(email) is None:
             return ()
         acts = [act for act in BY_STATE.get(self.state, ()) if not (act is Act.REOPEN and self.decision_due is not None)]
+        if self.archived:
+            acts.append(Act.UNARCHIVE)
+        elif self.state in DECIDED:
+            acts.append(Act.ARCHIVE)
+        if self.pending_correction is not None:
+            acts.append(Act.CANCEL_CORRECTION)
+        if self.own_messages(email):
+            acts.append(Act.DELETE_MESSAGE)
         return (*acts, *ANY_STATE)
 
 
@@ -228,6 +274,10 @@ class AnnotationEdit:
     label: str  # to name it in what is said
     key: str
     value: Any
+
+
+class _Messages(DossierCard):
+    messages: list[Written] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -274,6 +324,19 @@ class DossierDesk:
         """(its démarche, the dossier's private annotations now): to be shown only to an instructeur of its group."""
         return fields_of(await self.service.query("getDossierAnnotations", GET_ANNOTATIONS, {"dossierNumber": number}))
 
+    async def messages_of(self, number: int, email: str) -> list[Written]:
+        """The person's messages on the dossier still there, newest first — none unless they are an
+        instructeur of its group now (read here, as every act reads it)."""
+        data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        try:
+            found = _Messages.model_validate(data.get("dossier") or {})
+        except ValidationError:
+            raise errors.DossierServiceUnavailable("the dossier service sent a dossier we cannot read") from None
+        if found.instructeur_id(email) is None:
+            return []
+        own = {m.id for m in found.own_messages(email)}
+        return [m for m in reversed(found.messages) if m.id in own]
+
     async def seen_by(self, number: int, email: str, access: DemarcheAccess) -> Seen | None:
         """The dossier when `email` may see it, read now (the card, and the démarche's member list
         unless they are an instructeur of its group); None for anyone else — and for a dossier that
@@ -299,13 +362,19 @@ class DossierDesk:
         return Seen(card, instructeur, administrator)
 
     async def act(self, act: Act, card: DossierCard, instructeur_id: str, *, text: str = "", correction: str | None = None,
-                  follow: bool = True, choice: str = "", edits: tuple[AnnotationEdit, ...] = ()) -> DossierCard | None:
-        """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it, for a state
-        change, a label, a group or annotations (None for a message or a follow). `choice`: the label
-        or group id; `edits`: the annotations' new values. Raises the service's refusal, typed; a failure
-        after the mutation left as `OutcomeUnknown` (it may have been done), any other as itself
-        (nothing was done)."""
-        payload = _payload(act, card, instructeur_id, text=text, correction=correction, follow=follow, choice=choice, edits=edits)
+                  follow: bool = True, choice: str = "", edits: tuple[AnnotationEdit, ...] = (), message_id: str = "",
+                  file: Upload | None = None) -> DossierCard | None:
+        """Does `act` as the instructeur `instructeur_id`; the dossier as the act left it (None after a
+        correction asked, which may have changed its state: to be read again). `choice`: the label or
+        group id; `edits`: the annotations' new values; `message_id`: the message an act on one acts
+        on, read from the dossier by the caller; `file`: uploaded first, given as a message's attachment
+        or a decision's justificatif. Raises the service's refusal, typed; a failure after the mutation
+        left as `OutcomeUnknown` (it may have been done), any other as itself (nothing was done)."""
+        payload = _payload(act, card, instructeur_id, text=text, correction=correction, follow=follow, choice=choice, edits=edits,
+                           message_id=message_id)
+        if file is not None and (act in DECISIONS or act is Act.MESSAGE):
+            signed = await upload(self.service, card.id, file, self._policy)
+            payload["justificatif" if act in DECISIONS else "attachment"] = signed
         try:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:
@@ -320,9 +389,7 @@ class DossierDesk:
             raise await self._refusal(act, card, said)
         if act in RETURN_CARD:
             return _card_of(answer.get("dossier"))
-        if act not in LEADS_TO:
-            return None
-        return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
+        return _left(act, card, instructeur_id, answer, correction=correction, follow=follow, message_id=message_id)
 
     async def may_write(self) -> bool:
         """Whether the token may act, asked without changing anything: a follow of a dossier that
@@ -336,6 +403,9 @@ class DossierDesk:
 
     async def _refusal(self, act: Act, card: DossierCard, said: str) -> errors.ActRefused:
         text = _said(said)
+        own = _own_refusal(act, text, said)
+        if own is not None:
+            return own
         if READ_ONLY in text:
             return errors.ReadOnlyToken(said)
         if act in UNCHECKED:
@@ -349,11 +419,17 @@ class DossierDesk:
         if "message" in text and ("vide" in text or "pas possible" in text):
             return errors.MessagingClosed(said)
         if "déjà" in text or "already" in text:
-            now = await self.card(card.number)  # the state as it is, rather than the text's words
-            if act in DECISIONS and now.state == "en_instruction":
-                return errors.AnnotationsMissing(said)
-            return errors.WrongState(now.state)
+            return await self._moved_on(act, card, said)
         return errors.ActRefused(said)
+
+    async def _moved_on(self, act: Act, card: DossierCard, said: str) -> errors.ActRefused:
+        """`Le dossier est déjà …`: what the dossier's state now says of it, rather than the text's words."""
+        now = await self.card(card.number)
+        if act in DECISIONS and now.state == "en_instruction":
+            return errors.AnnotationsMissing(said)
+        if act is Act.REINSTRUCT and now.state in DECIDED:  # decided still: the applicant's account is gone (§9.2)
+            return errors.ApplicantGone(said)
+        return errors.WrongState(now.state)
 
 
 def _unchecked_refusal(said: str) -> errors.ActRefused:
@@ -367,8 +443,11 @@ def _unchecked_refusal(said: str) -> errors.ActRefused:
 
 
 def _payload(act: Act, card: DossierCard, instructeur_id: str, *, text: str, correction: str | None, follow: bool, choice: str,
-             edits: tuple[AnnotationEdit, ...]) -> dict[str, Any]:
-    """The mutation's input: labels and groups carry no instructeur (the service takes none, §10.4)."""
+             edits: tuple[AnnotationEdit, ...], message_id: str) -> dict[str, Any]:
+    """The mutation's input: the dossier (or the message), the instructeur — but labels and groups carry
+    none (the service takes none, §10.4) — and what the act sends beyond."""
+    if act in ON_MESSAGE:
+        return {"messageId": message_id, "instructeurId": instructeur_id}
     payload: dict[str, Any] = {"dossierId": card.id}
     if act not in UNCHECKED:
         payload["instructeurId"] = instructeur_id
@@ -408,6 +487,19 @@ def _annotated(card: DossierCard, edits: tuple[AnnotationEdit, ...], answer: dic
     raise errors.AnnotationsRefused(said, saved=saved, unsaved=tuple(edit.label for edit in edits if edit.id not in kept))
 
 
+def _own_refusal(act: Act, text: str, said: str) -> errors.ActRefused | None:
+    """The refusals of a file given with an act, and of the acts on the archive and on one message."""
+    if any(blob in text for blob in BLOB_REFUSALS):
+        return errors.UploadRefused(said)
+    if act in ARCHIVES and "archiv" in text:
+        return errors.NotArchivable(said)
+    if act is Act.CANCEL_CORRECTION and "correction" in text:
+        return errors.CorrectionNotCancellable(said)
+    if act is Act.DELETE_MESSAGE and "supprimé" in text:
+        return errors.MessageNotDeletable(said)
+    return None
+
+
 def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> DossierCard:
     """The card as the act left it, without reading it again: its new state since now (and, for a
     review started, followed by whoever started it, as the service does)."""
@@ -426,10 +518,47 @@ def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> Doss
     return card.model_copy(update=changed)
 
 
+def _left(act: Act, card: DossierCard, instructeur_id: str, answer: dict[str, Any], *, correction: str | None,
+          follow: bool, message_id: str) -> DossierCard | None:
+    """The dossier as the act left it; None when only reading it again can tell."""
+    if act in LEADS_TO:
+        return _after(act, card, str((answer.get("dossier") or {}).get("state") or LEADS_TO[act]), instructeur_id)
+    if act is Act.MESSAGE and correction in CORRECTIONS:
+        return None  # a correction may have moved the dossier back to construction
+    return _without_state(act, card, instructeur_id, answer, follow=follow, message_id=message_id)
+
+
+def _without_state(act: Act, card: DossierCard, instructeur_id: str, answer: dict[str, Any], *, follow: bool,
+                   message_id: str) -> DossierCard:
+    """The card as an act that changes no state left it, without reading it again (one request
+    fewer): archived or not, followed or not, a message added, deleted, or its correction cancelled."""
+    now = dt.datetime.now(dt.UTC).isoformat()
+    me = next((p.email for p in card.groupeInstructeur.instructeurs if p.id == instructeur_id), "") if card.groupeInstructeur else ""
+    if act in ARCHIVES:
+        return card.model_copy(update={"archived": ARCHIVES[act]})
+    if act is Act.FOLLOW:
+        others = [p for p in card.instructeurs if p.email.strip().lower() != me.strip().lower()]
+        return card.model_copy(update={"instructeurs": [*others, *([Person(email=me)] if follow else [])]})
+    if act is Act.MESSAGE:
+        sent = CardMessage(id=str((answer.get("message") or {}).get("id") or ""), email=me, createdAt=now)
+        return card.model_copy(update={"messages": [*card.messages, sent]})
+    return card.model_copy(update={"messages": [_message_after(act, m, now) if m.id == message_id else m for m in card.messages]})
+
+
+def _message_after(act: Act, message: CardMessage, now: str) -> CardMessage:
+    """A message deleted (its correction resolved with it), or its correction request cancelled."""
+    changed: dict[str, Any] = {"discardedAt": now} if act is Act.DELETE_MESSAGE else {}
+    if message.correction is not None:
+        changed["correction"] = message.correction.model_copy(update={"dateResolution": now})
+    return message.model_copy(update=changed)
+
+
 #: failures of a mutation that never reached the service or were refused unread (a 429)
 NOT_SENT = (errors.DossierServiceUnreachable, errors.RateLimited, errors.OverShare)
 READ_ONLY = "configuré seulement en lecture"
 NO_RIGHTS = "n'a pas les droits"
+#: the service's refusals of a file given with an act (`validate_blob`, §10.4), lower case
+BLOB_REFUSALS = ("correctement téléversé", "identifiant du fichier téléversé", "hash du fichier téléversé")
 
 
 def _said(text: object) -> str:

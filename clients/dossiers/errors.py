@@ -191,3 +191,36 @@ class AnnotationsRefused(ActRefused):
         super().__init__(said)
         self.saved = saved
         self.unsaved = unsaved
+
+
+class ApplicantGone(ActRefused):
+    """`Le dossier est déjà <décidé>` answering Back into instruction on a decided dossier: the
+    service takes one back only while the applicant's account exists (§9.2)."""
+
+    reason = "applicant_gone"
+
+
+class NotArchivable(ActRefused):
+    """`Un dossier ne peut être déplacé dans « à archiver » qu’une fois le traitement terminé`, or
+    `Un dossier non archivé ne peut pas être désarchivé`."""
+
+    reason = "not_archivable"
+
+
+class CorrectionNotCancellable(ActRefused):
+    """`La demande de correction ne peut pas être annulée`: made, cancelled, or its message deleted."""
+
+    reason = "correction_not_cancellable"
+
+
+class MessageNotDeletable(ActRefused):
+    """`Le message ne peut pas être supprimé`: not the sender's, or deleted already."""
+
+    reason = "message_not_deletable"
+
+
+class UploadRefused(ActRefused):
+    """One of the service's three refusals of a file given with an act (not uploaded, a bad signed
+    id, a checksum that does not match, §10.4): nothing was done."""
+
+    reason = "upload_refused"

@@ -204,6 +204,16 @@ class DossierService:
         return response
 
 
+    async def put(self, url: str, headers: dict[str, str], content: bytes) -> int:
+        """A direct upload's bytes, PUT to the storage address the service gave with the headers it
+        named — never this service's token —; the answer's status (`NoAnswer` for none)."""
+        self.requests += 1
+        request = httpx.Request("PUT", url, headers=headers, content=content, extensions=self._extensions)
+        try:
+            return (await self._bounded(request)).status_code
+        except httpx.TransportError as error:
+            raise errors.NoAnswer(network_words(error)) from None
+
     async def _bounded(self, request: httpx.Request) -> httpx.Response:
         """The answer, dropped past `max_answer_bytes` as it came and again once decoded (never
         held whole)."""

@@ -25,9 +25,10 @@ from prometheus_client import Counter
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
-from clients.dossiers.desk import LEADS_TO, Act, AnnotationEdit, DossierCard, Seen
+from clients.dossiers.desk import ARCHIVES, LEADS_TO, ON_MESSAGE, Act, AnnotationEdit, DossierCard, Seen
 from clients.dossiers.news_kinds import Kind
 from clients.dossiers.rate_limit import Priority, with_priority
+from clients.dossiers.uploads import Upload
 from clients.dossiers.watch import Watches
 from clients.once import Once
 from domain.dossiers.accounts import WorkspaceAccounts
@@ -57,6 +58,8 @@ class Asked:
     follow: bool = True
     choice: str = ""  # the label or group id (checked by the service against the dossier's démarche)
     edits: tuple[AnnotationEdit, ...] = ()  # the private annotations' new values
+    message: str = ""  # the message to delete, as chosen in the window: acted on only if the dossier shows it theirs
+    file: Upload | None = None  # a file read from Slack, to give with a message or a decision
     once: str = ""  # the request, as its redeliveries carry it: a click's trigger_id, a window's view id
 
 
@@ -67,7 +70,8 @@ class Ended(enum.Enum):
     NO_TOKEN = "no_token"  # no dossier-service token reads for the workspace
     NOT_SEEN = "not_seen"  # no such dossier, or not one this person may see
     NOT_INSTRUCTEUR = "not_instructeur"  # they may see it (an administrator), not act on it
-    STILL = "still"  # (un)follow, a label, a group: it already was so
+    STILL = "still"  # (un)follow, (un)archive, a label, a group: it already was so
+    GONE = "gone"  # the correction or message acted on is no longer there (or was never theirs): nothing sent
     ALREADY = "already"  # the dossier's state moved on: `state`; `by` and `act` when the bot did it for someone else lately
     BUSY = "busy"  # someone else's act is in flight: `by`
     BUSY_YOU = "busy_you"  # their own previous act is still in flight
@@ -120,8 +124,9 @@ class DossierActs:
             card = seen.card
             if seen.instructeur_id is None:
                 return ActResult(Ended.NOT_INSTRUCTEUR, card.number, seen)
-            if _still(asked, card, email):
-                return ActResult(Ended.STILL, card.number, seen)
+            moot = _moot(asked, seen, email)
+            if moot is not None:
+                return moot
             if asked.act not in card.acts_for(email):  # a card older than the dossier: nothing is sent
                 return await self._moved(team, user, card.number, card.state, seen)
             if not await self.once.claim("dossier-request", team, user, asked.once, ttl=REQUEST_SECONDS):
@@ -145,7 +150,8 @@ class DossierActs:
         card = seen.card
         try:
             after = await account.desk.act(asked.act, card, seen.instructeur_id, text=asked.words, correction=asked.correction,
-                                           follow=asked.follow, choice=asked.choice, edits=asked.edits)
+                                           follow=asked.follow, choice=asked.choice, edits=asked.edits,
+                                           message_id=_message_of(asked, card, email), file=asked.file)
         except errors.OutcomeUnknown as error:
             return await self._unknown(account, team, user, email, asked, seen, holder, error)
         except errors.DossierServiceError:
@@ -204,15 +210,38 @@ class DossierActs:
             await self.once.release_held("dossier-acting", team, str(number), holder=holder)
 
 
+def _moot(asked: Asked, seen: Seen, email: str) -> ActResult | None:
+    """Nothing to send: the dossier already is as asked, or the message acted on is not there (or not theirs)."""
+    card = seen.card
+    if _still(asked, card, email):
+        return ActResult(Ended.STILL, card.number, seen, act=asked.act)
+    if asked.act in ON_MESSAGE and not _message_of(asked, card, email):
+        return ActResult(Ended.GONE, card.number, seen, act=asked.act)
+    return None
+
+
 def _still(asked: Asked, card: DossierCard, email: str) -> bool:
-    """Whether the dossier already is as the act would leave it (nothing to send)."""
+    """Whether the dossier already is as the act would leave it."""
     if asked.act is Act.FOLLOW:
         return asked.follow == card.followed_by(email)
+    if asked.act in ARCHIVES:
+        return ARCHIVES[asked.act] == card.archived
     if asked.act in (Act.ADD_LABEL, Act.REMOVE_LABEL):
         return (asked.act is Act.ADD_LABEL) == any(label.id == asked.choice for label in card.labels)
     if asked.act is Act.REGROUP:
         return card.groupeInstructeur is not None and card.groupeInstructeur.id == asked.choice
     return False
+
+
+def _message_of(asked: Asked, card: DossierCard, email: str) -> str:
+    """The id of the message an act on one acts on, from the dossier as read now: the pending
+    correction's, or — for a deletion — the chosen message if it is one of the person's; "" otherwise."""
+    if asked.act is Act.CANCEL_CORRECTION:
+        pending = card.pending_correction
+        return pending.id if pending is not None else ""
+    if asked.act is Act.DELETE_MESSAGE:
+        return asked.message if any(m.id == asked.message for m in card.own_messages(email)) else ""
+    return ""
 
 
 def _shows(asked: Asked, before: DossierCard, after: DossierCard, email: str) -> bool:
@@ -225,6 +254,12 @@ def _shows(asked: Asked, before: DossierCard, after: DossierCard, email: str) ->
         return after.state == LEADS_TO[asked.act] != before.state
     if asked.act is Act.FOLLOW:
         return after.followed_by(email) == asked.follow
+    if asked.act in ARCHIVES:
+        return after.archived == ARCHIVES[asked.act]
+    if asked.act in ON_MESSAGE:
+        acted = _message_of(asked, before, email)
+        return not any(m.id == acted for m in (after.own_messages(email) if asked.act is Act.DELETE_MESSAGE
+                                              else [after.pending_correction] if after.pending_correction else []))
     mine = email.strip().lower()
     return sum(m.email.strip().lower() == mine for m in after.messages) > sum(m.email.strip().lower() == mine for m in before.messages)
 

@@ -78,6 +78,8 @@ def _said(services: Services, asker: Asker, lang: str, asked: Asked, result: Act
             return plain(text(lang, "desk.not_instructeur", number=number))
         case Ended.STILL:
             return plain(text(lang, f"desk.still.{_key(asked)}", number=number))
+        case Ended.GONE:
+            return plain(text(lang, f"desk.gone.{_key(asked)}", number=number))
         case Ended.ALREADY if result.by and result.act is not None:
             return plain(text(lang, f"desk.by.{result.act.name.lower()}", who=_mention(lang, result.by), number=number))
         case Ended.ALREADY:
@@ -102,7 +104,7 @@ def _mention(lang: str, user: str) -> Mrkdwn:
 
 
 def _key(asked: Asked) -> str:
-    """The act as the catalogs name it (`desk.done.*`, `desk.still.*`)."""
+    """The act as the catalogs name it (`desk.done.*`, `desk.still.*`, `desk.gone.*`; Follow's: follow or unfollow)."""
     return asked.act.name.lower() if asked.act is not Act.FOLLOW else ("follow" if asked.follow else "unfollow")
 
 

@@ -32,7 +32,9 @@ from handlers.i18n import Mrkdwn, counted, text
 #: each act's button, by its action id; Follow shows "Unfollow" when the person follows it
 ACTION_IDS = {Act.START: "dossier_start", Act.ACCEPT: "dossier_accept", Act.REFUSE: "dossier_refuse",
               Act.CLOSE: "dossier_close", Act.REOPEN: "dossier_reopen", Act.MESSAGE: "dossier_message",
-              Act.FOLLOW: "dossier_follow", Act.ADD_LABEL: "dossier_labels", Act.REGROUP: "dossier_regroup",
+              Act.FOLLOW: "dossier_follow", Act.REINSTRUCT: "dossier_reinstruct", Act.ARCHIVE: "dossier_archive",
+              Act.UNARCHIVE: "dossier_unarchive", Act.CANCEL_CORRECTION: "dossier_cancel_correction",
+              Act.DELETE_MESSAGE: "dossier_delete_message", Act.ADD_LABEL: "dossier_labels", Act.REGROUP: "dossier_regroup",
               Act.ANNOTATE: "dossier_annotations"}  # Remove label: the Labels window does both
 #: the acts that open a window read from the service (the démarche's labels, groups, annotations)
 EDITS = (Act.ADD_LABEL, Act.ANNOTATE, Act.REGROUP)
@@ -40,7 +42,7 @@ EDITS = (Act.ADD_LABEL, Act.ANNOTATE, Act.REGROUP)
 ELSEWHERE = "dossier_elsewhere"
 UNFOLLOW = "dossier_unfollow"
 #: the acts that take effect on the click, asked again in Slack's confirm dialog first
-CONFIRMED = (Act.START, Act.REOPEN)
+CONFIRMED = (Act.START, Act.REOPEN, Act.REINSTRUCT, Act.ARCHIVE, Act.UNARCHIVE, Act.CANCEL_CORRECTION)
 CORRECTABLE = ":c"  # after the Message button's number: the window may ask for a correction
 
 
@@ -107,7 +109,7 @@ def _instruction(lang: str, card: DossierCard) -> list[str]:
         answered = sum(1 for avis in card.avis if avis.dateReponse)
         found.append(text(lang, "desk.avis", asked=Mrkdwn(counted(lang, "desk.avis_asked", len(card.avis))),
                           answered=Mrkdwn(counted(lang, "desk.avis_answered", answered))))
-    if card.correction_pending:
+    if card.pending_correction is not None:
         found.append(text(lang, "desk.correction_awaited"))
     if card.decision_read is not None:
         found.append(text(lang, "desk.decision_read", date=_day(lang, card.decision_read)))

@@ -72,7 +72,25 @@ async def test_buttons_by_state_in_each_language(digest_bot: Bot, ds: FakeDS, de
         "Accepter", "Refuser", "Classer sans suite", "Repasser en construction", "Message", "Suivre", "Labels",
         "Annotations privées", "Changer de groupe"}
     decided = ds.deposit(101, "accepte")
-    assert set(buttons(await dossier(digest_bot, str(decided.number)))) == {"dossier_message", "dossier_follow", *EDITS}
+    assert set(buttons(await dossier(digest_bot, str(decided.number)))) == {
+        "dossier_reinstruct", "dossier_archive", "dossier_message", "dossier_follow", *EDITS}
+    decided.archived = True
+    archived = buttons(await dossier(digest_bot, str(decided.number), user="U0BOB"))
+    assert set(archived) == {"dossier_reinstruct", "dossier_unarchive", "dossier_message", "dossier_follow", *EDITS}
+    assert archived["dossier_unarchive"]["text"]["text"] == "Désarchiver"
+    assert archived["dossier_reinstruct"]["confirm"]["title"]["text"] == "Repasser en instruction ?"
+
+
+async def test_a_pending_correction_and_ones_own_messages_offer_their_acts(digest_bot: Bot, ds: FakeDS,
+                                                                          demarche: FakeDemarche) -> None:
+    found = ds.deposit(101, "en_construction")
+    ds.acts.write(demarche, found, "bob.durand@example.gouv.fr", "Merci de joindre le RIB.", correction="incomplete")
+    found.pending_correction = True
+    alices = buttons(await dossier(digest_bot, str(found.number)))
+    assert set(alices) == {"dossier_start", "dossier_cancel_correction", "dossier_message", "dossier_follow", *EDITS}  # no message of hers
+    bobs = buttons(await dossier(digest_bot, str(found.number), user="U0BOB"))
+    assert {"dossier_cancel_correction", "dossier_delete_message"} <= set(bobs)
+    assert bobs["dossier_cancel_correction"]["confirm"]["title"]["text"] == "Annuler la demande de correction ?"
 
 
 async def test_an_administrator_sees_the_card_without_acting(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:

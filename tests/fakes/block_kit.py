@@ -25,7 +25,7 @@ ACTION_ELEMENTS = {"button", "static_select", "overflow", "checkboxes", "radio_b
                    "datetimepicker", "users_select", "conversations_select", "channels_select", "multi_users_select"}
 INPUT_ELEMENTS = {"plain_text_input", "static_select", "checkboxes", "radio_buttons", "datepicker", "timepicker",
                   "datetimepicker", "users_select", "multi_users_select", "conversations_select", "channels_select",
-                  "number_input", "email_text_input", "url_text_input", "multi_static_select"}
+                  "number_input", "email_text_input", "url_text_input", "multi_static_select", "file_input"}
 
 
 class Invalid(Exception):
@@ -206,6 +206,8 @@ def _element(element: Any, path: str, allowed: set[str]) -> None:
             raise Invalid(f"{path}/initial_option", "must be one of the options")
     if kind == "plain_text_input" and not 0 <= int(element.get("max_length", 3000)) <= 3000:
         raise Invalid(f"{path}/max_length", "must be at most 3000")
+    if kind == "file_input" and not 1 <= int(element.get("max_files", 10)) <= 10:
+        raise Invalid(f"{path}/max_files", "must be between 1 and 10")
     if kind == "multi_users_select" and not 1 <= int(element.get("max_selected_items", 1)) <= 100:
         raise Invalid(f"{path}/max_selected_items", "must be between 1 and 100")
 

@@ -96,6 +96,10 @@ class FakeSlack:
     socket_drop: bool = False  # set: the open Socket Mode connection is closed, as Slack's servers sometimes do
     socket_url: str | None = None  # the WebSocket address apps.connections.open gives, when not this fake's own
     uploads: dict[str, dict[str, Any]] = field(default_factory=dict)  # files.upload v2, by file id
+    shared_files: dict[str, dict[str, Any]] = field(default_factory=dict)  # files people gave in a window, by id
+    downloads: list[str] = field(default_factory=list)  # the shared files whose bytes were read
+    unique_views: bool = False  # views.open gives each window an id of its own (else all are V0MODAL)
+    opened: list[str] = field(default_factory=list)  # the ids of the windows opened
     scheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat.scheduleMessage, by scheduled_message_id
     # called with each accepted message before the bot hears back, e.g. to crash its Redis right then
     after_post: Callable[[dict[str, Any]], None] | None = None
@@ -140,6 +144,15 @@ class FakeSlack:
         self.users.pop(user_id, None)
         self.removed.add(user_id)
 
+    def share_file(self, user: str, name: str, mimetype: str, data: bytes) -> dict[str, Any]:
+        """A file `user` gives in a window's file input: what the view_submission carries of it."""
+        file_id = f"F0SHARED{len(self.shared_files) + 1:04d}"
+        url = f"{self.base}/files-pri/{TEAM}-{file_id}/{name}"
+        self.shared_files[file_id] = {"id": file_id, "name": name, "title": name, "mimetype": mimetype, "size": len(data),
+                                      "user": user, "url_private": url, "url_private_download": f"{url}?download=1",
+                                      "_data": data}
+        return {k: v for k, v in self.shared_files[file_id].items() if not k.startswith("_")}
+
     def response_url(self, name: str = "cmd", channel: str = "C0CHAN") -> str:
         """A `response_url` of an interaction in `channel` (where an `in_channel` reply goes)."""
         self.response_channels[name] = channel
@@ -162,6 +175,7 @@ class FakeSlack:
             Route("/api/{method}", self._api, methods=["GET", "POST"]),
             Route("/response/{name}", self._respond, methods=["POST"]),
             Route("/upload/{file_id}", self._upload, methods=["POST"]),
+            Route("/files-pri/{key}/{name}", self._file_bytes, methods=["GET"]),
             WebSocketRoute("/socket", self._socket),
         ])
 
@@ -512,6 +526,24 @@ class FakeSlack:
         self.uploads[request.path_params["file_id"]]["data"] = await request.body()
         return PlainTextResponse("OK - 1")
 
+    def _files_info(self, args: dict) -> dict:
+        found = self.shared_files.get(str(args.get("file", "")))
+        if found is None:
+            return {"ok": False, "error": "file_not_found"}
+        return {"ok": True, "file": {k: v for k, v in found.items() if not k.startswith("_")}}
+
+    async def _file_bytes(self, request: Request) -> Response:
+        """A file's url_private: its bytes for a token granted files:read; for anyone else, as Slack,
+        a 200 with the sign-in page instead of the file."""
+        file_id = request.path_params["key"].rpartition("-")[2]
+        found = self.shared_files.get(file_id)
+        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        known = token in self.grants if self.grants else token.startswith("xoxb-")
+        if found is None or not known or "files:read" not in self.scopes:
+            return Response("<!DOCTYPE html><html><body>Sign in to Slack</body></html>", media_type="text/html")
+        self.downloads.append(file_id)
+        return Response(found["_data"], media_type=found["mimetype"])
+
     def _conversations_info(self, args: dict) -> dict:
         """As Slack: a private conversation the bot is not in does not exist for it."""
         channel = str(args.get("channel", ""))
@@ -547,7 +579,10 @@ class FakeSlack:
         return {"ok": True, "channel": {"id": "D" + users}}
 
     def _views_open(self, args: dict) -> dict:
-        return {"ok": True, "view": {"id": "V0MODAL", **_view(args)}}
+        """Every window is V0MODAL, or — with `unique_views` — each its own id, as Slack gives (`opened`)."""
+        view_id = f"V0MODAL{len(self.opened) + 1}" if self.unique_views else "V0MODAL"
+        self.opened.append(view_id)
+        return {"ok": True, "view": {"id": view_id, **_view(args)}}
 
     def _views_update(self, args: dict) -> dict:
         return {"ok": True, "view": {"id": args.get("view_id"), **_view(args)}}

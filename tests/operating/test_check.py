@@ -74,6 +74,15 @@ def test_each_failure_is_one_line_with_what_to_do(configured, capsys, slack: Fak
     assert not any(secret in "\n".join(lines) for secret in (BOOTSTRAP, ds.token, "xoxb-test-bot-token"))
 
 
+def test_a_missing_optional_scope_is_a_warning_that_says_what_it_gives(configured, capsys, slack: FakeSlack):
+    slack.scopes.discard("files:read")
+    code, lines = check(capsys)
+    assert code == 0, lines
+    [said] = [line for line in lines if line.startswith("⚠ Slack")]
+    assert "without files:read" in said and "/dossier window" in said and "acts go without files" in said
+    assert "reinstall the app" in said
+
+
 async def test_serve_logs_each_failure_in_one_line_and_goes_on(configured, redis, slack: FakeSlack, caplog):
     slack.scopes.discard("links:write")
     with caplog.at_level(logging.WARNING):

@@ -18,7 +18,7 @@ from bot import operator_advice as advice
 from bot.commands.checks.result import Result, unset
 from bot.commands.tables import clean
 from bot.config import Settings
-from bot.scopes import REQUIRED_SCOPES
+from bot.scopes import OPTIONAL_SCOPES, REQUIRED_SCOPES
 from bot.serving.installations import InstallationStore
 from bot.serving.slack_app import configure_slack_client, slack_client
 
@@ -41,6 +41,10 @@ async def check_slack(settings: Settings) -> Result:
         except SlackApiError as error:
             return Result("Slack", False, f"Slack refuses SLACK_APP_TOKEN ({error.response.get('error')}): make an "
                                           "app-level token with the connections:write scope")
+    lacking = _missing_optional(answer)
+    if lacking:
+        return Result("Slack", True, f"bot {answer.get('user')} in {answer.get('team')}, {lacking}: add them (manifest.yml) "
+                                     "and reinstall the app", warning=True)
     return Result("Slack", True, f"bot {answer.get('user')} in {answer.get('team')}, every scope granted")
 
 
@@ -93,10 +97,22 @@ async def _installed(client: AsyncWebClient, installation: Installation, setting
     missing = _missing_scopes(answer)
     if missing:
         return Result(part, False, f"installed without the scopes {', '.join(missing)}: reinstall it from /slack/install")
+    lacking = _missing_optional(answer)
+    if lacking:
+        return Result(part, True, f"bot {answer.get('user')}, {lacking}: reinstall it from /slack/install", warning=True)
     return Result(part, True, f"bot {answer.get('user')}, every scope granted")
 
 
 def _missing_scopes(answer: AsyncSlackResponse) -> list[str]:
     """The scopes the bot needs that `auth.test`'s answer does not list as granted."""
-    granted = {s.strip() for s in str(answer.headers.get("x-oauth-scopes", "")).split(",") if s.strip()}
-    return sorted(REQUIRED_SCOPES - granted)
+    return sorted(REQUIRED_SCOPES - _granted(answer))
+
+
+def _missing_optional(answer: AsyncSlackResponse) -> str:
+    """The optional scopes not granted, each with what it would give ("" when all are)."""
+    lacking = sorted(set(OPTIONAL_SCOPES) - _granted(answer))
+    return "; ".join(f"without {scope} ({OPTIONAL_SCOPES[scope]})" for scope in lacking)
+
+
+def _granted(answer: AsyncSlackResponse) -> set[str]:
+    return {s.strip() for s in str(answer.headers.get("x-oauth-scopes", "")).split(",") if s.strip()}
