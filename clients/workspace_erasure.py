@@ -12,7 +12,7 @@ from clients.redis_keys import key
 from clients.storage import as_text
 
 #: key namespaces whose second part is the team id
-BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told")
+BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told", "team-space")
 
 
 async def forget_team(redis: aioredis.Redis, team: str) -> int:

@@ -21,6 +21,8 @@ from handlers.rooms import buttons as room_buttons
 from handlers.rooms import command as room_command
 from handlers.services import Services
 from handlers.sharing import buttons as sharing_buttons
+from handlers.team import buttons as team_buttons
+from handlers.team import command as team_command
 
 
 def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
@@ -43,3 +45,5 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     desk_home.register(app, services)
     privacy_buttons.register(app, services)
     uninstall.register(app, services)
+    team_command.register(app, services)
+    team_buttons.register(app, services)

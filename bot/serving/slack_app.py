@@ -46,6 +46,7 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from clients.team_spaces import TeamSpaces
 from domain.dossiers.accounts import WorkspaceAccounts
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
@@ -123,6 +124,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         digests=digests,
         accounts=WorkspaceAccounts(digests.operator, digests.accounts, workspaces.enterprise_of) if digests else WorkspaceAccounts(None),
         dossier_site=_origin(str(settings.ds_api_url)),
+        team_spaces=TeamSpaces(redis),
     )
     register_listeners(app, services, digests)
     responses.register(app, http)

@@ -62,8 +62,12 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         request = parse(str(command.get("text", ""))[:500], services.dossier_site)
         asker = Asker(workspace_of(command), str(command["user_id"]))
+        said = grammar.command(str(command.get("text", ""))[:500])
+        other = services.desk_verbs.get(said.verb)  # a verb another feature answers (`team`)
 
         async def work(email: str, lang: str) -> Message:
+            if other is not None:
+                return await other(client, command, said.words, email, lang)
             match request.verb:
                 case "look":
                     return await look_up(services, asker, email, lang, request.number)
@@ -73,11 +77,12 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await watch_off(services, asker, lang)
                 case "help":
                     return plain(text(lang, "desk.help"))
-            key, values = grammar.unknown("/dossier", request.problem, VERBS, "desk.unknown")
+            key, values = grammar.unknown("/dossier", request.problem, (*VERBS, *services.desk_verbs), "desk.unknown")
             return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help"))
 
-        needs = request.verb in ("look", "watch")
-        await reply_for(services, client, respond, asker, name=f"dossier_{request.verb}", work=work, needs_email=needs,
+        needs = request.verb in ("look", "watch") or other is not None
+        name = f"dossier_{said.verb if other is not None else request.verb}"
+        await reply_for(services, client, respond, asker, name=name, work=work, needs_email=needs,
                         needs_profile=needs)
 
     app.command("/dossier")(dossier_command)

@@ -18,7 +18,7 @@ from bot import operator_advice as advice
 from bot.commands.checks.result import Result, unset
 from bot.commands.tables import clean
 from bot.config import Settings
-from bot.scopes import REQUIRED_SCOPES
+from bot.scopes import REQUIRED_SCOPES, TEAM_SPACE_SCOPES
 from bot.serving.installations import InstallationStore
 from bot.serving.slack_app import configure_slack_client, slack_client
 
@@ -34,7 +34,8 @@ async def check_slack(settings: Settings) -> Result:
         return Result("Slack", False, advice.slack(error, settings))
     missing = _missing_scopes(answer)
     if missing:
-        return Result("Slack", False, f"the app lacks the scopes {', '.join(missing)}: add them (manifest.yml) and reinstall the app")
+        return Result("Slack", False, f"the app lacks the scopes {', '.join(missing)}: add them (manifest.yml) and reinstall the app"
+                                      + _what_stops(missing))
     if settings.slack_app_token is not None:
         try:
             await client.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
@@ -92,8 +93,16 @@ async def _installed(client: AsyncWebClient, installation: Installation, setting
         return Result(part, False, f"could not be checked: {advice.slack(error, settings)}")
     missing = _missing_scopes(answer)
     if missing:
-        return Result(part, False, f"installed without the scopes {', '.join(missing)}: reinstall it from /slack/install")
+        return Result(part, False, f"installed without the scopes {', '.join(missing)}: reinstall it from /slack/install"
+                                   + _what_stops(missing))
     return Result(part, True, f"bot {answer.get('user')}, every scope granted")
+
+
+def _what_stops(missing: list[str]) -> str:
+    """When only team spaces' scopes are missing, the operator learns that the rest works meanwhile."""
+    if set(missing) <= TEAM_SPACE_SCOPES:
+        return " (until then `/dossier team` cannot make channels, invite or pin; the rest works)"
+    return ""
 
 
 def _missing_scopes(answer: AsyncSlackResponse) -> list[str]:
