@@ -539,7 +539,9 @@ class FakeSlack:
         if self.creation_restricted:
             return {"ok": False, "error": "restricted_action"}
         team = str(args.get("team_id") or "") or None
-        if any(info.get("name") == name and info.get("team") == team for info in self.channels.values()):
+        # names are a workspace's: a channel of no known workspace (or a call naming none) clashes with any
+        if any(info.get("name") == name and (None in (team, info.get("team")) or info.get("team") == team)
+               for info in self.channels.values()):
             return {"ok": False, "error": "name_taken"}
         private = str(args.get("is_private", "")).lower() in ("1", "true")
         self.created += 1
