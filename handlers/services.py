@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from slack_sdk.models.blocks import Block
+from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.subscriptions import Subscriptions
@@ -26,6 +27,10 @@ HomeSection = Callable[[str, str, str, str], Awaitable[list[Block]]]
 #: a `/dossier` verb another feature answers (`team`): its reply to (client, the command as Slack sent it, the
 #: words after the verb, the person's e-mail, their language); the desk reads the verb, the feature the rest
 DeskVerb = Callable[[AsyncWebClient, dict[str, Any], list[str], str, str], Awaitable[Message]]
+#: a window another feature may open (the new-room window, for a channel): its view for (language, channel)
+Window = Callable[[str, str], Awaitable[View]]
+#: the new-room window's name among `Services.windows`
+ROOM_WINDOW = "new_room"
 #: publishes a person's Home tab again, with a line saying what a button just did
 HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[None]]
 
@@ -75,6 +80,8 @@ class Services:
     home: Home = field(default_factory=Home)
     # the `/dossier` verbs other features answer, added at their registration (the desk imports none of them)
     desk_verbs: dict[str, DeskVerb] = field(default_factory=dict)
+    # windows a feature opens for another, by callback id (the new-room window, opened by a team space)
+    windows: dict[str, Window] = field(default_factory=dict)
     # each workspace's team spaces (`/dossier team`): what each set-up made, for the next run to complete
     team_spaces: TeamSpaces | None = None
     # the digest job, when a dossier-service token is configured: what channels follow, and late days

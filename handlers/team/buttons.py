@@ -14,10 +14,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.team_spaces import read_place
 from domain.team.roster import may_set_up
 from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
-from handlers.core.slack_refusals import refusal_of
+from handlers.core.slack_refusals import attempted, refusal_of
 from handlers.i18n import Mrkdwn, escape, text
-from handlers.on_behalf import reply_for, who
-from handlers.services import Services
+from handlers.on_behalf import language_quickly, reply_for, reply_privately, who
+from handlers.services import ROOM_WINDOW, Services
 from handlers.team.drift import invite_absent
 from handlers.team.messages import ACTION_CALL, ACTION_INVITE, ACTION_PLAN
 from handlers.team.setup import read_members
@@ -39,14 +39,20 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def plan_meeting(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond,
                            client: AsyncWebClient) -> None:
+        """The new-room window, its channel the space's: the person picks the time (a room of their own,
+        planned as any other; nothing of the démarche is shown, so no rights are needed to open it)."""
         await ack()
         asker = who(body)
+        lang = await language_quickly(services, client, asker)  # the trigger lives 3 s
         channel = await _channel_of(services, asker.team_id, str(action.get("value", "")))
-
-        async def work(email: str, lang: str) -> Message:
-            return plain(text(lang, "team.plan_hint", channel=Mrkdwn(f"<#{channel}>") if channel else "#…"))
-
-        await reply_for(services, client, respond, asker, name="team_plan", work=work, needs_email=False, needs_profile=False)
+        window = services.windows.get(ROOM_WINDOW)
+        if window is not None and channel:
+            opened = await attempted(client.views_open(trigger_id=body["trigger_id"], view=await window(lang, channel)),
+                                     "opening the planned-room window")
+            if opened is not None:
+                return
+        await reply_privately(client, respond, asker.user_id,
+                              plain(text(lang, "team.plan_hint", channel=Mrkdwn(f"<#{channel}>") if channel else "#…")))
 
     async def invite(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond,
                      client: AsyncWebClient) -> None:

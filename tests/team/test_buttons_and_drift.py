@@ -5,6 +5,7 @@ nobody is removed."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from bot.demo.ds import FakeDS
 from tests.conftest import text_of
@@ -34,11 +35,15 @@ async def test_someone_who_works_on_nothing_cannot_call_the_team(digest_bot, dem
     assert not [m for m in slack.posted(channel) if "<!channel>" in str(m.get("blocks"))]
 
 
-async def test_plan_a_team_meeting_names_the_channel(digest_bot, demarche, slack: FakeSlack):
+async def test_plan_a_team_meeting_opens_the_planned_room_window_for_the_channel(digest_bot, demarche, slack: FakeSlack):
     await team(digest_bot, "101")
     [channel] = made_channels(slack)
-    said = text_of(await click(digest_bot, "team_plan", "101:", user="U0ALICE", channel=channel))
-    assert f"<#{channel}>" in said
+    await digest_bot.post(action_body("team_plan", "101:", "U0ALICE", slack.response_url("plan", channel), channel=channel))
+    await digest_bot.runtime.tasks.drain(20)
+    [opened] = slack.called("views.open")
+    view = json.loads(opened.args["view"]) if isinstance(opened.args["view"], str) else opened.args["view"]
+    assert view["callback_id"] == "room_new_modal"
+    assert [b["element"].get("initial_conversation") for b in view["blocks"] if b["block_id"] == "post_in"] == [channel]
 
 
 async def test_check_shows_the_drift_and_its_button_invites_without_removing_anyone(digest_bot, demarche, ds: FakeDS,
