@@ -27,6 +27,8 @@ SUITES = {
     "capacity": "the highest steady /room list rate with ack p99 under 500 ms, beside bare Bolt apps, then with "
                 "SERVE_PROCESSES=2",
     "desk": "/dossier look-ups, an act and a watch round: their time and the requests they cost",
+    "team": "/dossier team for 50 instructeurs with every service at 100 ms a request: first run and second, beside "
+            "the look-ups one after another",
     "twin": "the bot beside its twin (a bare Bolt app doing the same outside work): CPU of /room list, /room new and "
             "/dossier, ack p99 at 100/s, the highest steady rate, burst acks, ready time; the twin's own floor",
 }

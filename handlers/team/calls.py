@@ -32,13 +32,15 @@ class Refused(Exception):
     needed: str = ""
 
 
-async def call(answer: Awaitable[Any], doing: str) -> dict[str, Any]:
-    """The call's answer, or Refused with Slack's code (logged as `doing`; never the call's arguments)."""
+async def call(answer: Awaitable[Any], doing: str, *, expected: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The call's answer, or Refused with Slack's code (logged as `doing`, unless `expected` of the step;
+    never the call's arguments)."""
     try:
         return dict((await answer).data)
     except SlackApiError as error:
         code = str(error.response.get("error") or "unknown")
-        log.warning("%s: Slack said %s", doing, code)
+        if code not in expected:
+            log.warning("%s: Slack said %s", doing, code)
         raise Refused(code, str(error.response.get("needed") or "")) from None
 
 
@@ -46,7 +48,8 @@ async def create_channel(client: AsyncWebClient, name: str) -> str:
     """A new private channel named `name` (or `name-2`, `name-3`… when taken); its id."""
     for attempt in range(NAME_TRIES):
         try:
-            made = await call(client.conversations_create(name=numbered(name, attempt), is_private=True), "making a team space's channel")
+            made = await call(client.conversations_create(name=numbered(name, attempt), is_private=True),
+                                  "making a team space's channel", expected=("name_taken",))
         except Refused as refused:
             if refused.code == "name_taken":
                 continue
@@ -74,7 +77,8 @@ async def look_up(client: AsyncWebClient, emails: tuple[str, ...]) -> dict[str, 
     async def one(email: str) -> str | None:
         async with gate:
             try:
-                return str((await call(client.users_lookupByEmail(email=email), "looking an instructeur up"))["user"]["id"])
+                return str((await call(client.users_lookupByEmail(email=email), "looking an instructeur up",
+                                      expected=("users_not_found",)))["user"]["id"])
             except Refused as refused:
                 if refused.code == "users_not_found":
                     return None
@@ -112,7 +116,7 @@ async def invite(client: AsyncWebClient, channel: str, users: list[str]) -> int:
 
 async def pin(client: AsyncWebClient, channel: str, ts: str) -> None:
     try:
-        await call(client.pins_add(channel=channel, timestamp=ts), "pinning a team's room")
+        await call(client.pins_add(channel=channel, timestamp=ts), "pinning a team's room", expected=("already_pinned",))
     except Refused as refused:
         if refused.code != "already_pinned":
             raise
