@@ -23,6 +23,7 @@ from handlers.services import Services
 from handlers.sharing import buttons as sharing_buttons
 from handlers.team import buttons as team_buttons
 from handlers.team import command as team_command
+from handlers.team import home as team_home
 
 
 def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
@@ -47,3 +48,4 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     uninstall.register(app, services)
     team_command.register(app, services)
     team_buttons.register(app, services)
+    team_home.register(app, services)
