@@ -59,6 +59,7 @@ from handlers.listeners import register_listeners
 from handlers.on_behalf import workspace_of
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
+from handlers.team.weekly import RosterWeek
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Runtime:
     default_language: str
     digests: DigestJob | None = None
     watching: Watching | None = None  # `/dossier watch`'s rounds, with a dossier-service token
+    rosters: RosterWeek | None = None  # team spaces' weekly roster check, with a dossier-service token
 
     async def aclose(self) -> None:
         await self.http.close()
@@ -132,7 +134,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     ack_first.register(app, pending)
     return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
                    workspaces=workspaces, default_language=settings.default_language, digests=digests,
-                   watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None)
+                   watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None,
+                   rosters=RosterWeek(services) if digests is not None else None)
 
 
 # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed

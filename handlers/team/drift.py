@@ -60,6 +60,11 @@ async def check(services: Services, client: AsyncWebClient, team: str, user: str
     found = await drift(services, client, team, email, lang, demarche, group)
     if isinstance(found, Message):
         return found
+    return drift_message(lang, found)
+
+
+def drift_message(lang: str, found: Drift) -> Message:
+    """The difference in words, with a button to invite those missing (never a button to remove)."""
     lines = [text(lang, "team.check_title", channel=Mrkdwn(f"<#{found.space.channel}>"))]
     if found.absent:
         lines.append(counted(lang, "team.check_absent", len(found.absent), people=_people(found.absent)))

@@ -38,6 +38,8 @@ from handlers.team.messages import scope_line, space_name, team_room_message
 
 #: how long one person's set-up holds the space against a second run (a double click)
 SETTING_UP = 120
+#: a space's roster is compared once in this many seconds (handlers/team/weekly.py)
+WEEK = 7 * 86400
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ async def _set_up(services: Services, spaces: TeamSpaces, client: AsyncWebClient
         space = await _room(services, client, spaces, space, people, email, lang, report)
         await _invite(client, space, user, people, await lookups, lang, report)
     await spaces.save(space)
+    await start_week(services, space)
     return _answer(lang, ask, people, space, report)
 
 
@@ -239,6 +242,11 @@ def _answer(lang: str, ask: Ask, people: Roster, space: TeamSpace, report: Repor
         lines += [text(lang, "team.not_done"), *(f"• {line}" for line in report.not_done), text(lang, "team.run_again")]
     lines += report.private
     return plain("\n".join(lines))
+
+
+async def start_week(services: Services, space: TeamSpace) -> None:
+    """A space just set up is not compared before a week has gone: its setter just saw it whole."""
+    await services.once.claim("team-roster", space.team, space.place, ttl=WEEK)
 
 
 def _refusal(lang: str, step: str, refused: Refused) -> str:

@@ -5,9 +5,11 @@ nobody is removed."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 
 from bot.demo.ds import FakeDS
+from clients.redis_keys import key
 from tests.conftest import text_of
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body
@@ -68,3 +70,32 @@ async def test_check_shows_the_drift_and_its_button_invites_without_removing_any
 async def test_check_of_a_space_not_set_up_says_how_to(digest_bot, demarche, slack: FakeSlack):
     said = text_of(await team(digest_bot, "101 check"))
     assert "`/dossier team 101` sets one up" in said
+
+
+async def test_once_a_week_the_setter_hears_of_the_drift_and_only_then(digest_bot, demarche, ds: FakeDS, slack: FakeSlack, redis):
+    await team(digest_bot, "101")
+    [channel] = made_channels(slack)
+    rosters = digest_bot.runtime.rosters
+    assert rosters is not None
+    assert await rosters.due(dt.datetime.now(dt.UTC)) == []  # the week starts at the set-up
+    slack.add_user("U0NEW", "new.one@example.gouv.fr", locale="en-US")
+    ds.demarches[101].groups[0].instructeurs.append("new.one@example.gouv.fr")
+    await redis.delete(key("once", "team-roster", "T0TEAM", "101:"))  # a week later
+    jobs = await rosters.due(dt.datetime.now(dt.UTC))
+    assert len(jobs) == 1 and await rosters.due(dt.datetime.now(dt.UTC)) == []  # one process, once a week
+    await jobs[0][1]()
+    [told] = [m for m in slack.posted("U0ADA") if "team_invite" in str(m.get("blocks"))]
+    assert "<@U0NEW>" in text_of(told) and f"<#{channel}>" in text_of(told)
+
+
+async def test_a_setter_who_lost_their_rights_hears_nothing_weekly(digest_bot, demarche, ds: FakeDS, slack: FakeSlack, redis):
+    await team(digest_bot, "101")
+    ds.demarches[101].administrateurs.clear()
+    slack.add_user("U0NEW", "new.one@example.gouv.fr", locale="en-US")
+    ds.demarches[101].groups[0].instructeurs.append("new.one@example.gouv.fr")
+    await redis.delete(key("once", "team-roster", "T0TEAM", "101:"))
+    rosters = digest_bot.runtime.rosters
+    assert rosters is not None
+    [(_, job)] = await rosters.due(dt.datetime.now(dt.UTC))
+    assert await job() is False
+    assert not [m for m in slack.posted("U0ADA") if "team_invite" in str(m.get("blocks"))]
