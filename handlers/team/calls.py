@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -24,12 +23,12 @@ LOOKUPS_AT_ONCE = 10
 INVITE_BATCH = 100
 
 
-@dataclass(frozen=True)
 class Refused(Exception):
     """Slack refused a step: its code, and the scope it needs when that is why."""
 
-    code: str
-    needed: str = ""
+    def __init__(self, code: str, needed: str = "") -> None:
+        super().__init__(code)
+        self.code, self.needed = code, needed
 
 
 async def call(answer: Awaitable[Any], doing: str, *, expected: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -158,7 +158,9 @@ async def _digest(services: Services, client: AsyncWebClient, spaces: TeamSpaces
     current = await subscriptions.get(space.team, space.channel)
     followed = current is not None and any(f.demarche == space.demarche and f.group == space.group and not f.lapsed
                                            for f in current.follows)
-    if followed and current is not None and (not moved or current.at == at):
+    # the hour is the channel's: moved only when the channel follows nothing else (whose people were not asked)
+    alone = current is not None and all(f.demarche == space.demarche for f in current.follows)
+    if followed and current is not None and (not moved or current.at == at or not alone):
         report.done.append(text(lang, "team.digest_kept", time=clock(lang, current.at)))
         return await _saved(spaces, replace(space, digest=True))
     subscription = current or Subscription(space.channel, (), at, team=space.team)
