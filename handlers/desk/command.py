@@ -75,8 +75,8 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await watch_on(services, asker, email, lang, request.demarches)
                 case "unwatch":
                     return await watch_off(services, asker, lang)
-                case "help":
-                    return plain(text(lang, "desk.help"))
+                case "help":  # and each verb another feature answers, in its words (`team.help`)
+                    return plain("\n".join([text(lang, "desk.help"), *(text(lang, f"{verb}.help") for verb in services.desk_verbs)]))
             key, values = grammar.unknown("/dossier", request.problem, (*VERBS, *services.desk_verbs), "desk.unknown")
             return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help"))
 

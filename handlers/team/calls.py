@@ -58,14 +58,20 @@ async def create_channel(client: AsyncWebClient, name: str) -> str:
 
 
 async def channel_state(client: AsyncWebClient, channel: str) -> str | None:
-    """None when the bot can post in the channel; else why not (`channel_not_found`, `is_archived`, `not_in_channel`)."""
+    """None when the bot is in the channel (joining a public one it is not in: inviting and pinning
+    need it there); else why not (`channel_not_found`, `is_archived`, a refusal to join)."""
     try:
         found = (await call(client.conversations_info(channel=channel), "reading a team space's channel"))["channel"]
+        if found.get("is_archived"):
+            return "is_archived"
+        if found.get("is_member"):
+            return None
+        if found.get("is_private"):
+            return "channel_not_found"
+        await call(client.conversations_join(channel=channel), "joining a team space's channel")
     except Refused as refused:
         return refused.code
-    if found.get("is_archived"):
-        return "is_archived"
-    return None if found.get("is_member") or not found.get("is_private") else "channel_not_found"
+    return None
 
 
 async def look_up(client: AsyncWebClient, emails: tuple[str, ...]) -> dict[str, str | None]:

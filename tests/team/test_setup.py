@@ -90,3 +90,27 @@ async def test_here_adopts_the_channel_it_is_typed_in(digest_bot, demarche, slac
 async def test_the_answer_shows_the_demarches_title_escaped_once(digest_bot, demarche, slack: FakeSlack):
     said = text_of(await team(digest_bot, "101"))
     assert "Subvention &lt;vélo&gt;" in said
+
+
+async def test_here_in_a_public_channel_the_bot_is_not_in_joins_it_to_invite_and_pin(digest_bot, demarche, slack: FakeSlack):
+    slack.channels["C0PUB"] = {"private": False, "member": False, "members": ["U0ALICE"]}
+    said = text_of(await team(digest_bot, "101 here", channel="C0PUB"))
+    assert "Not done" not in said and "C0PUB" in slack.joined
+    assert {"U0BOB", "U0SUD", "U0ADA"} <= set(slack.channels["C0PUB"]["members"]) and len(slack.pins["C0PUB"]) == 1
+
+
+async def test_dossier_help_names_the_team_space(digest_bot, demarche, slack: FakeSlack):
+    before = len(slack.responses)
+    await digest_bot.post(command_body("help", "U0ADA", slack.response_url("help"), command="/dossier"))
+    await digest_bot.runtime.tasks.drain(20)
+    assert "/dossier team 678" in text_of(slack.responses[before])
+
+
+async def test_an_uninstall_removes_the_workspaces_team_spaces(digest_bot, demarche, slack: FakeSlack, redis):
+    from clients.team_spaces import TeamSpaces
+    from clients.workspace_erasure import forget_team
+
+    await team(digest_bot, "101")
+    assert await TeamSpaces(redis).all("T0TEAM")
+    await forget_team(redis, "T0TEAM")
+    assert await TeamSpaces(redis).all("T0TEAM") == []
