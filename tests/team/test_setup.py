@@ -114,3 +114,13 @@ async def test_an_uninstall_removes_the_workspaces_team_spaces(digest_bot, demar
     assert await TeamSpaces(redis).all("T0TEAM")
     await forget_team(redis, "T0TEAM")
     assert await TeamSpaces(redis).all("T0TEAM") == []
+
+
+async def test_a_setter_who_erases_what_is_kept_is_no_longer_the_spaces_setter(digest_bot, demarche, slack: FakeSlack, redis):
+    from clients.person_erasure import Person, forget_person
+    from clients.team_spaces import TeamSpaces
+
+    await team(digest_bot, "101")
+    await forget_person(redis, Person("T0TEAM", "U0ADA", "ada@example.gouv.fr", "app"))
+    [space] = await TeamSpaces(redis).all("T0TEAM")
+    assert space.by == "" and space.channel and space.room  # the space stays the team's
