@@ -613,6 +613,8 @@ class FakeSlack:
             return {"ok": False, "error": "channel_not_found"}
         if not info["member"]:
             return {"ok": False, "error": "not_in_channel"}
+        if info.get("restricted"):
+            return {"ok": False, "error": "restricted_action"}
         if ts not in self.posted_ts.get(channel, []):
             return {"ok": False, "error": "message_not_found"}
         if ts in self.pins.get(channel, []):
