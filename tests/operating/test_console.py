@@ -276,10 +276,10 @@ def test_ctrl_c_cancels_a_window_then_leaves_the_shell_in_one_line(tmp_path):
 def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, restore_logging):
     """Démarche and dossier numbers apart; `/dossier watch` alone knows what is watched; Home, the
     digest and its to-do list count the same late dossiers, before and after an act."""
-    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] privacy
-             "/digest subscribe 12345", "/digest now", "5",  # [5] Show them: the list's 25 buttons are [6]–[30]
-             "/dossier 20007", "31", "",  # a late dossier under review: [31] Accept, no motivation
-             "5", "home"]
+    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] privacy [5] team space
+             "/digest subscribe 12345", "/digest now", "6",  # [6] Show them: the list's 25 buttons are [7]–[31]
+             "/dossier 20007", "32", "",  # a late dossier under review: [32] Accept, no motivation
+             "6", "home"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed) + "\n"))
     assert main(["shell", "--demo", "--lang", "en"]) == 0
     out = capsys.readouterr().out
