@@ -26,7 +26,7 @@ from handlers.team.setup import entitled
 class Drift:
     space: TeamSpace
     absent: list[str]  # Slack ids of instructeurs not in the channel
-    gone: list[str]  # Slack ids of members who are no instructeurs of it
+    gone: list[str]  # Slack ids of members who are no instructeurs of it (nor administrators of the démarche)
     no_account: list[str]  # instructeurs' addresses with no account in this workspace
     total: int
 
@@ -41,9 +41,13 @@ async def drift(services: Services, client: AsyncWebClient, team: str, email: st
     found = await entitled(services, team, email, lang, demarche, group)
     if isinstance(found, Message):
         return found
-    _, people = found
+    members, people = found
+    # the démarche's administrators belong in its team's channel too: never listed as gone
+    administrators = tuple(p.email for p in members.administrateurs if p.email and p.email.lower() not in
+                           {e.lower() for e in people.instructeurs})
     try:
         accounts = await calls.look_up(client, people.instructeurs)
+        heads = await calls.look_up(client, administrators)
         there = await calls.members(client, space.channel)
     except Refused as refused:
         reason = scope_line(lang, refused.needed) if refused.code == "missing_scope" else refused.code
@@ -51,7 +55,8 @@ async def drift(services: Services, client: AsyncWebClient, team: str, email: st
     myself = await attempted(client.auth_test(), "reading the bot's id")
     bot = str(myself.get("user_id") or "") if myself is not None else ""
     known = {account for account in accounts.values() if account is not None}
-    return Drift(space, sorted(known - there), sorted(there - known - {bot, space.by}),
+    staying = known | {account for account in heads.values() if account is not None} | {bot, space.by}
+    return Drift(space, sorted(known - there), sorted(there - staying),
                  [address for address, account in accounts.items() if account is None], len(people.instructeurs))
 
 

@@ -67,6 +67,15 @@ async def test_check_shows_the_drift_and_its_button_invites_without_removing_any
     assert "not in the channel" not in again and "<@U0SUD>" in again
 
 
+async def test_an_administrator_in_the_channel_is_not_listed_as_gone(digest_bot, demarche, ds: FakeDS, slack: FakeSlack, meet):
+    meet.add_user("sud@example.gouv.fr")
+    await team(digest_bot, "101 group 2", user="U0SUD")  # Sud set it up; Ada, an administrator, joins
+    [channel] = made_channels(slack)
+    slack.channels[channel]["members"].append("U0ADA")
+    said = text_of(await team(digest_bot, "101 group 2 check", user="U0SUD"))
+    assert "nobody who does not work on the démarche" in said and "<@U0ADA>" not in said
+
+
 async def test_check_of_a_space_not_set_up_says_how_to(digest_bot, demarche, slack: FakeSlack):
     said = text_of(await team(digest_bot, "101 check"))
     assert "`/dossier team 101` sets one up" in said
