@@ -28,6 +28,8 @@ SUITES = {
                 "SERVE_PROCESSES=2",
     "desk": "/dossier look-ups, every act of the card (click to card replaced, requests, window open time) and a "
             "watch round: their time and the requests they cost",
+    "team": "/dossier team for 50 instructeurs with every service at 100 ms a request: first run and second, beside "
+            "the look-ups one after another",
     "twin": "the bot beside its twin (a bare Bolt app doing the same outside work): CPU of /room list, /room new and "
             "/dossier, ack p99 at 100/s, the highest steady rate, burst acks, ready time; the twin's own floor",
     "watch": "/dossier watch: 1,000 watchers over 100 démarches, 5 % of dossiers changing an hour (simulated clock): "

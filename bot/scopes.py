@@ -10,5 +10,8 @@ REQUIRED_SCOPES = frozenset({
 OPTIONAL_SCOPES = {
     "files:read": "a file shared in a /dossier window is read with it to go to the dossier service; "
                   "without it, acts go without files",
+    "groups:write": "/dossier team makes a team's private channel and invites its instructeurs into it",
+    "channels:manage": "/dossier team … here invites the instructeurs into the public channel it is typed in",
+    "pins:write": "/dossier team pins the team's standing room",
 }
 ALL_SCOPES = REQUIRED_SCOPES | frozenset(OPTIONAL_SCOPES)

@@ -20,6 +20,7 @@ from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.redis_keys import email_digest, key
 from clients.storage import as_text
+from clients.team_spaces import TeamSpaces
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,11 @@ async def forget_person(redis: aioredis.Redis, person: Person) -> int:
         if any(f.by == person.user for f in sub.follows):
             await subscriptions.save(replace(sub, follows=tuple(
                 replace(f, by="", lapsed=True) if f.by == person.user else f for f in sub.follows)))
+            gone += 1
+    spaces = TeamSpaces(redis)  # the team spaces they set up stay the team's, without a setter to tell weekly
+    for space in await spaces.all(person.team):
+        if space.by == person.user:
+            await spaces.save(replace(space, by=""))
             gone += 1
     return gone
 

@@ -14,7 +14,7 @@ from clients.storage import as_text
 
 #: key namespaces whose second part is the team id
 BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told",
-           "desk-choices", "desk-hours", "desk-held", "desk-daily-sent", "desk-daily-lease")
+           "desk-choices", "desk-hours", "desk-held", "desk-daily-sent", "desk-daily-lease", "team-space")
 
 
 async def forget_team(redis: aioredis.Redis, team: str) -> int:

@@ -24,6 +24,9 @@ from handlers.rooms import buttons as room_buttons
 from handlers.rooms import command as room_command
 from handlers.services import Services
 from handlers.sharing import buttons as sharing_buttons
+from handlers.team import buttons as team_buttons
+from handlers.team import command as team_command
+from handlers.team import home as team_home
 
 
 def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | None) -> None:
@@ -49,3 +52,6 @@ def register_listeners(app: AsyncApp, services: Services, digests: DigestJob | N
     desk_hearing_home.register(app, services)
     privacy_buttons.register(app, services)
     uninstall.register(app, services)
+    team_command.register(app, services)
+    team_buttons.register(app, services)
+    team_home.register(app, services)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from slack_sdk.models.blocks import Block
+from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.choices import ChoiceStore, PersonHours
@@ -17,12 +18,20 @@ from clients.meetings import Meetings
 from clients.once import Once
 from clients.person_erasure import PersonalData
 from clients.rooms.user_rooms import UserRooms
+from clients.team_spaces import TeamSpaces
 from domain.dossiers.accounts import WorkspaceAccounts
 from handlers.blocks import Message
 from handlers.workspace_access import Workspaces
 
 #: a section a feature adds to a person's Home tab: its blocks for (team, user, e-mail, language)
 HomeSection = Callable[[str, str, str, str], Awaitable[list[Block]]]
+#: a `/dossier` verb another feature answers (`team`): its reply to (client, the command as Slack sent it, the
+#: words after the verb, the person's e-mail, their language); the desk reads the verb, the feature the rest
+DeskVerb = Callable[[AsyncWebClient, dict[str, Any], list[str], str, str], Awaitable[Message]]
+#: a window another feature may open (the new-room window, for a channel): its view for (language, channel)
+Window = Callable[[str, str], Awaitable[View]]
+#: the new-room window's name among `Services.windows`
+ROOM_WINDOW = "new_room"
 #: publishes a person's Home tab again, with a line saying what a button just did
 HomeRefresh = Callable[[AsyncWebClient, str, str, Message | None], Awaitable[None]]
 
@@ -73,6 +82,12 @@ class Services:
     # what the bot keeps of each person, for them to see and erase (`/room forget me`)
     personal: PersonalData
     home: Home = field(default_factory=Home)
+    # the `/dossier` verbs other features answer, added at their registration (the desk imports none of them)
+    desk_verbs: dict[str, DeskVerb] = field(default_factory=dict)
+    # windows a feature opens for another, by callback id (the new-room window, opened by a team space)
+    windows: dict[str, Window] = field(default_factory=dict)
+    # each workspace's team spaces (`/dossier team`): what each set-up made, for the next run to complete
+    team_spaces: TeamSpaces | None = None
     # the digest job, when a dossier-service token is configured: what channels follow, and late days
     digests: Dossiers | None = None
     # which dossier-service token reads and acts for a workspace (the desk, the watch, previews, Home)

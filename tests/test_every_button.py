@@ -127,6 +127,7 @@ async def draw_everything(bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: Fake
     await dossier(bot, str(sva.number))
     await dossier(bot, "help")
     await dossier(bot, "watch 101")
+    await dossier(bot, "team 101 group 1")  # Alice's group's team space: its pinned room's buttons
     watching = bot.runtime.watching
     assert watching is not None
     await watching.round(dt.datetime.now(dt.UTC))  # marks where reading starts
@@ -179,7 +180,7 @@ async def test_every_control_the_bot_draws_is_answered(digest_bot: Bot, ds: Fake
     # the walk reached each feature's controls (a scenario that stops drawing would make it vacuous)
     assert {"dossier_start", "dossier_accept", "dossier_reopen", "dossier_follow", "dossier_unfollow", "dossier_message",
             "dossier_open", "digest_show_needs", "room_cancel", "home_new_room", "dossier_labels", "dossier_regroup",
-            "dossier_annotations", "dossier_elsewhere"} <= drawn, sorted(drawn)
+            "dossier_annotations", "dossier_elsewhere", "team_call", "team_plan", "team_home"} <= drawn, sorted(drawn)
     assert {"dossier_decision", "dossier_message_modal", "dossier_labels_modal", "dossier_regroup_modal",
             "dossier_annotations_modal"} <= submitted, submitted
     assert slack.called("chat.unfurl"), "no link preview was drawn"

@@ -79,6 +79,10 @@ class ConsoleSlack:
         return {"ok": True, "user": "roombot", "user_id": "U0BOT", "team": "console", "team_id": TEAM, "bot_id": "B0BOT"}
 
     def _users(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if method == "users.lookupByEmail":  # a team space's instructeurs: the people the console knows
+            wanted = str(args.get("email", "")).lower()
+            found = next((p for p in self.directory.people.values() if p.email and p.email.lower() == wanted), None)
+            return {"ok": True, "user": {"id": found.id}} if found else {"ok": False, "error": "users_not_found"}
         if method != "users.info":
             return None
         person = self.directory.people.get(str(args.get("user")))
@@ -118,6 +122,14 @@ class ConsoleSlack:
             return {"ok": True, "channel": {"id": channel, "is_private": private, "is_im": private, "is_member": True}}
         if method == "conversations.join":
             return {"ok": True, "channel": {"id": args.get("channel")}}
+        if method == "conversations.create":  # a team space's channel
+            name = str(args.get("name", ""))
+            made = f"C0SPACE{len(self.directory.channels)}"
+            self.directory.channels[made] = name
+            self.screen.write(f"  [{method}: #{name}]")
+            return {"ok": True, "channel": {"id": made, "name": name, "is_private": True, "is_member": True}}
+        if method == "conversations.members":
+            return {"ok": True, "members": ["U0BOT"], "response_metadata": {"next_cursor": ""}}
         return None
 
     def _views_call(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:

@@ -188,6 +188,8 @@ def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Eve
         loops.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
     if runtime.daily is not None:  # each person's daily DM, once a day across processes (a lease each)
         loops.append(run_due(runtime.daily.due, stop))
+    if runtime.rosters is not None:  # each team space's roster once a week, by one process (a claim a space)
+        loops.append(run_due(runtime.rosters.due, stop, poll=600.0))
     if helper:
         loops.append(beat())
     return loops

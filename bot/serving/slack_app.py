@@ -47,6 +47,7 @@ from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
 from clients.rooms.user_rooms import LISTED_TTL, NO_ACCOUNT_TTL, SCOPE_MISSING, SCOPE_MISSING_TTL, SLUG_MISS_TTL, UserRooms
+from clients.team_spaces import TeamSpaces
 from domain.dossiers.accounts import WorkspaceAccounts
 from handlers import ack_first, responses
 from handlers.ack_first import PendingAcks
@@ -60,6 +61,7 @@ from handlers.listeners import register_listeners
 from handlers.on_behalf import workspace_of
 from handlers.profiles import PROFILE_TTL
 from handlers.services import Services
+from handlers.team.weekly import RosterWeek
 
 
 @dataclass
@@ -75,6 +77,7 @@ class Runtime:
     digests: DigestJob | None = None
     watching: Watching | None = None  # `/dossier watch`'s rounds, with a dossier-service token
     daily: DailyDMs | None = None  # `/dossier daily`'s DMs, with a dossier-service token
+    rosters: RosterWeek | None = None  # team spaces' weekly roster check, with a dossier-service token
 
     async def aclose(self) -> None:
         await self.http.close()
@@ -128,6 +131,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
         digests=digests,
         accounts=WorkspaceAccounts(digests.operator, digests.accounts, workspaces.enterprise_of) if digests else WorkspaceAccounts(None),
         dossier_site=_origin(str(settings.ds_api_url)),
+        team_spaces=TeamSpaces(redis),
     )
     register_listeners(app, services, digests)
     responses.register(app, http)
@@ -136,7 +140,8 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
                    workspaces=workspaces, default_language=settings.default_language, digests=digests,
                    watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None,
-                   daily=DailyDMs(services) if digests is not None else None)
+                   daily=DailyDMs(services) if digests is not None else None,
+                   rosters=RosterWeek(services) if digests is not None else None)
 
 
 # Signatures are checked on the raw bytes by the HTTP endpoint, before anything is parsed

@@ -96,14 +96,27 @@ class DemarcheAccess:
         except (DemarcheNotFound, DemarcheForbidden) as error:
             await self._cache.put({"refused": error.reason}, str(demarche), ttl=REFUSED_TTL)
             raise
-        cached = {
-            "title": members.title,
-            "administrators": sorted({email_digest(p.email) for p in members.administrateurs if p.email}),
-            "groups": [[g.number, g.label, sorted({email_digest(p.email) for p in g.instructeurs if p.email})]
-                       for g in members.groupeInstructeurs],
-        }
+        cached = _kept(members)
         await self._cache.put(cached, str(demarche))
         return cached
 
+    async def people(self, demarche: int) -> Members:
+        """The démarche's people with their e-mails, read now rather than from the cache: a team space
+        invites them by address, and checks whoever acts against the lists as the service has them this
+        minute. What is cached is renewed with it. Raises the service's refusal as `membership` does."""
+        members = await self._source.members(demarche)
+        await self._cache.put(_kept(members), str(demarche))
+        return members
+
     async def entitled(self, demarche: int, email: str) -> bool:
         return (await self.membership(demarche)).entitled(email)
+
+
+def _kept(members: Members) -> dict[str, Any]:
+    """What is cached of a démarche's people: the hashes of their e-mails, never the addresses."""
+    return {
+        "title": members.title,
+        "administrators": sorted({email_digest(p.email) for p in members.administrateurs if p.email}),
+        "groups": [[g.number, g.label, sorted({email_digest(p.email) for p in g.instructeurs if p.email})]
+                   for g in members.groupeInstructeurs],
+    }

@@ -87,8 +87,12 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         request = parse(str(command.get("text", ""))[:500], services.dossier_site)
         asker = Asker(workspace_of(command), str(command["user_id"]))
+        said = grammar.command(str(command.get("text", ""))[:500])
+        other = services.desk_verbs.get(said.verb)  # a verb another feature answers (`team`)
 
         async def work(email: str, lang: str) -> Message:
+            if other is not None:
+                return await other(client, command, said.words, email, lang)
             match request.verb:
                 case "look":
                     return await look_up(services, asker, email, lang, request.number)
@@ -109,13 +113,19 @@ def register(app: AsyncApp, services: Services) -> None:
                 case "daily":
                     profile = await load_profile(client, services.profiles, asker.team_id, asker.user_id)
                     return await set_daily(services, asker, lang, profile.tz, list(request.words), dt.datetime.now(dt.UTC))
-                case "help":
-                    return plain(text(lang, "desk.help") + "\n" + text(lang, "hear.help"))
-            key, values = grammar.unknown("/dossier", request.problem, VERBS, "desk.unknown")
-            return plain(text(lang, key, **values) + "\n" + text(lang, "desk.help") + "\n" + text(lang, "hear.help"))
+                case "help":  # and each verb another feature answers, in its words (`team.help`)
+                    return plain(_help(lang, services))
+            key, values = grammar.unknown("/dossier", request.problem, (*VERBS, *services.desk_verbs), "desk.unknown")
+            return plain(text(lang, key, **values) + "\n" + _help(lang, services))
 
-        needs = request.verb in ("look", "watch")
-        await reply_for(services, client, respond, asker, name=f"dossier_{request.verb}", work=work, needs_email=needs,
+        needs = request.verb in ("look", "watch") or other is not None
+        name = f"dossier_{said.verb if other is not None else request.verb}"
+        await reply_for(services, client, respond, asker, name=name, work=work, needs_email=needs,
                         needs_profile=needs)
 
     app.command("/dossier")(dossier_command)
+
+
+def _help(lang: str, services: Services) -> str:
+    """The desk's verbs, what a person hears, and each verb another feature answers (`team.help`)."""
+    return "\n".join([text(lang, "desk.help"), text(lang, "hear.help"), *(text(lang, f"{verb}.help") for verb in services.desk_verbs)])

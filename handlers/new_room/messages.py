@@ -31,8 +31,9 @@ MOST_TOPIC = 150
 
 
 
-def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
-    """Only the levels the room service accepts are offered; nothing ticked means its defaults."""
+def new_room_modal(lang: str, levels: list[AccessLevel], channel: str | None = None) -> View:
+    """Only the levels the room service accepts are offered; nothing ticked means its defaults. With
+    `channel`, the room is to be posted there unless the person picks another (a team space's)."""
     options = [Option(value=level.value, text=text(lang, f"level_short.{level.value}")) for level in levels]
     sources = [Option(value=source, text=text(lang, f"source.{source}")) for source in PUBLISH_SOURCES]
     return View(
@@ -50,7 +51,7 @@ def new_room_modal(lang: str, levels: list[AccessLevel]) -> View:
                        element=CheckboxesElement(action_id=MUTE, options=[
                            Option(value=EVERYONE_CAN_MUTE, text=text(lang, "new.mute_option"))])),
             InputBlock(block_id=POST_IN, label=text(lang, "new.post_in_label"), optional=True,
-                       element=ConversationSelectElement(action_id=POST_IN)),
+                       element=ConversationSelectElement(action_id=POST_IN, initial_conversation=channel)),
             InputBlock(block_id=STARTS_AT, label=text(lang, "new.starts_at_label"), optional=True,
                        hint=text(lang, "new.starts_at_hint"), element=DateTimePickerElement(action_id=STARTS_AT)),
             InputBlock(block_id=TOPIC, label=text(lang, "new.topic_label"), optional=True,

@@ -26,7 +26,7 @@ from handlers.core.when import DEFAULT_MINUTES, start_problem
 from handlers.i18n import text
 from handlers.new_room.messages import NEW_ROOM_MODAL, STARTS_AT, field_errors, new_room_modal, read_choice
 from handlers.on_behalf import Asker, language_quickly, run_for, who
-from handlers.services import Services
+from handlers.services import ROOM_WINDOW, Services
 
 NEW_ROOM_SHORTCUT = "room_new_shortcut"
 
@@ -36,6 +36,11 @@ ANSWER_IN_MODAL = 1.2  # seconds the creation may take and still answer on the m
 
 
 def register(app: AsyncApp, services: Services) -> None:
+    async def window_for(lang: str, channel: str) -> View:
+        return new_room_modal(lang, await services.rooms.levels.offered(), channel)
+
+    services.windows[ROOM_WINDOW] = window_for  # a team space's "Plan a team meeting" opens it for its channel
+
     async def open_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         asker = who(body)

@@ -120,6 +120,12 @@ class FakeSlack:
     rotation: bool = False  # the app's token_rotation_enabled
     team_orgs: dict[str, str] = field(default_factory=dict)  # team id → its organisation's enterprise id
     issued: int = 0
+    # team spaces: pinned message ts by channel, each posted message's ts by channel, how many channels
+    # were made, and whether the workspace lets the bot make channels (else `restricted_action`)
+    pins: dict[str, list[str]] = field(default_factory=dict)
+    posted_ts: dict[str, list[str]] = field(default_factory=dict)
+    created: int = 0
+    creation_restricted: bool = False
 
     def consent(self, team: str | None, *, enterprise: str | None = None, org: bool = False, bot_user: str = BOT_USER,
                 client_id: str = CLIENT_ID) -> str:
@@ -396,6 +402,11 @@ class FakeSlack:
             return "groups:read" if private else "channels:read"
         if method == "conversations.open":
             return "im:write" if "," not in str(args.get("users", "")) else "mpim:write"
+        if method == "conversations.create":  # a private channel is a group's to make, a public one channels:manage's
+            return "groups:write" if str(args.get("is_private", "")).lower() in ("1", "true") else "channels:manage"
+        if method == "conversations.invite":
+            private = self.channels.get(str(args.get("channel", "")), {}).get("private", str(args.get("channel", "")).startswith("G"))
+            return "groups:write" if private else "channels:manage"
         scopes = [scope["name"] for scope in (described.get("scopes") or {}).get("bot", [])]
         return scopes[0] if scopes else None
 
@@ -436,7 +447,9 @@ class FakeSlack:
         self.messages.append(args)
         if self.after_post is not None:
             self.after_post(args)
-        return {"ok": True, "channel": channel, "ts": f"{time.time():.6f}", "message": {"text": args.get("text")}}
+        ts = f"{time.time():.6f}"
+        self.posted_ts.setdefault(channel, []).append(ts)
+        return {"ok": True, "channel": channel, "ts": ts, "message": {"text": args.get("text")}}
 
     def _unpostable(self, channel: str) -> str | None:
         """Why the bot may not post in `channel`, as Slack says it; None when it may."""
@@ -565,6 +578,102 @@ class FakeSlack:
         info["member"] = True
         self.joined.append(channel)
         return {"ok": True, "channel": {"id": channel, "is_member": True}}
+
+    def _conversations_create(self, args: dict) -> dict:
+        """As Slack: a name of lower-case letters, digits, `-` and `_`, at most 80, not taken in the
+        workspace; the bot that makes it is its first member."""
+        name = str(args.get("name", ""))
+        if not name:
+            return {"ok": False, "error": "invalid_name_required"}
+        if len(name) > 80:
+            return {"ok": False, "error": "invalid_name_maxlength"}
+        if not all(c in "abcdefghijklmnopqrstuvwxyz0123456789-_" for c in name):
+            return {"ok": False, "error": "invalid_name_specials"}
+        if self.creation_restricted:
+            return {"ok": False, "error": "restricted_action"}
+        team = str(args.get("team_id") or "") or None
+        # names are a workspace's: a channel of no known workspace (or a call naming none) clashes with any
+        if any(info.get("name") == name and (None in (team, info.get("team")) or info.get("team") == team)
+               for info in self.channels.values()):
+            return {"ok": False, "error": "name_taken"}
+        private = str(args.get("is_private", "")).lower() in ("1", "true")
+        self.created += 1
+        channel = f"{'G' if private else 'C'}0NEW{self.created:04d}"
+        self.channels[channel] = {"private": private, "member": True, "name": name, "team": team, "members": [BOT_USER]}
+        return {"ok": True, "channel": {"id": channel, "name": name, "is_private": private, "is_member": True}}
+
+    def _conversations_members(self, args: dict) -> dict:
+        """A channel's members (the bot's among them when it is in), by pages of `limit` with a cursor."""
+        channel = str(args.get("channel", ""))
+        info = self.channels.get(channel)
+        if info is None or info.get("deleted") or (info["private"] and not info["member"]):
+            return {"ok": False, "error": "channel_not_found"}
+        members = list(info.get("members", [BOT_USER] if info["member"] else []))
+        limit, start = int(args.get("limit") or 100), int(args.get("cursor") or 0)
+        more = start + limit < len(members)
+        return {"ok": True, "members": members[start:start + limit],
+                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+
+    def _conversations_invite(self, args: dict) -> dict:
+        """As Slack: the bot in the channel; each id a person of the workspace, not the bot, not in
+        already. Without `force`, one refusal refuses the call; with it, the others are invited and
+        the refusals listed (the call refused when none was)."""
+        channel = str(args.get("channel", ""))
+        info = self.channels.get(channel)
+        if info is None or info.get("deleted") or (info["private"] and not info["member"]):
+            return {"ok": False, "error": "channel_not_found"}
+        if info.get("archived"):
+            return {"ok": False, "error": "is_archived"}
+        if not info["member"]:
+            return {"ok": False, "error": "not_in_channel"}
+        members = info.setdefault("members", [BOT_USER])
+        users = [u for u in str(args.get("users", "")).split(",") if u]
+        if len(users) > 1000:
+            return {"ok": False, "error": "too_many_users"}
+        errors = []
+        for user in users:
+            if user == BOT_USER:
+                errors.append({"user": user, "ok": False, "error": "cant_invite_self"})
+            elif user not in self.users or self.users[user].get("deleted"):
+                errors.append({"user": user, "ok": False, "error": "user_not_found"})
+            elif user in members:
+                errors.append({"user": user, "ok": False, "error": "already_in_channel"})
+        force = str(args.get("force", "")).lower() in ("1", "true")
+        valid = [u for u in users if u not in {e["user"] for e in errors}]
+        if errors and (not force or not valid):
+            return {"ok": False, "error": errors[0]["error"], "errors": errors}
+        members.extend(valid)
+        answer: dict[str, Any] = {"ok": True, "channel": {"id": channel}}
+        return answer | ({"errors": errors} if errors else {})
+
+    def _users_lookupByEmail(self, args: dict) -> dict:
+        """A person of the workspace by their profile's address (without case); `users_not_found` else."""
+        wanted = str(args.get("email", "")).strip().lower()
+        team = str(args.get("team_id") or "") or None
+        for user in self.users.values():
+            if (str(user["profile"].get("email", "")).lower() == wanted and not user.get("deleted")
+                    and (team is None or user["team_id"] == team)):
+                return {"ok": True, "user": user}
+        return {"ok": False, "error": "users_not_found"}
+
+    def _pins_add(self, args: dict) -> dict:
+        """A message the bot posted in the channel, pinned once (`already_pinned` after)."""
+        channel, ts = str(args.get("channel", "")), str(args.get("timestamp", ""))
+        if not ts:
+            return {"ok": False, "error": "no_item_specified"}
+        info = self.channels.get(channel, {"private": channel.startswith("G"), "member": not channel.startswith("G")})
+        if info.get("deleted") or (info["private"] and not info["member"]):
+            return {"ok": False, "error": "channel_not_found"}
+        if not info["member"]:
+            return {"ok": False, "error": "not_in_channel"}
+        if info.get("restricted"):
+            return {"ok": False, "error": "restricted_action"}
+        if ts not in self.posted_ts.get(channel, []):
+            return {"ok": False, "error": "message_not_found"}
+        if ts in self.pins.get(channel, []):
+            return {"ok": False, "error": "already_pinned"}
+        self.pins.setdefault(channel, []).append(ts)
+        return {"ok": True}
 
     def _conversations_open(self, args: dict) -> dict:
         users = str(args.get("users", ""))

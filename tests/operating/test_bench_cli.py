@@ -8,7 +8,7 @@ import sys
 
 from tests.processes import ROOT, python_env
 
-SUITES = ("startup", "rooms", "digest", "attacks", "pacing", "capacity", "desk", "twin", "watch")
+SUITES = ("startup", "rooms", "digest", "attacks", "pacing", "capacity", "desk", "team", "twin", "watch")
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:

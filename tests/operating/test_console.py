@@ -213,7 +213,7 @@ async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env
 def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     """`shell --demo` on a machine with nothing configured, as a new operator tries it first."""
     typed = "\n".join(["/room new restricted @bob #projet", "/digest subscribe 12345 at 08:30", "/digest now", "/dossier 24680",
-                       "7", "C'est accepté.", "/dossier watch 678", "home", "quit"]) + "\n"
+                       "7", "C'est accepté.", "/dossier watch 678", "/dossier team 12345", "home", "quit"]) + "\n"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"], input=typed, cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=120)
@@ -225,6 +225,7 @@ def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     assert "Today's digest is posted here." in out
     assert "Dossier n° 24680 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 24680" in out
     assert "You are watching n° 678" in out and "My dossiers" in out
+    assert "Team space of n° 12345 · Aides aux associations (démo): ready." in out and "Call the team now" in out
     assert not (tmp_path / "var").exists()  # nothing kept: the demo's Redis lived in a folder of its own
 
 
@@ -275,10 +276,11 @@ def test_ctrl_c_cancels_a_window_then_leaves_the_shell_in_one_line(tmp_path):
 def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, restore_logging):
     """Démarche and dossier numbers apart; `/dossier watch` alone knows what is watched; Home, the
     digest and its to-do list count the same late dossiers, before and after an act."""
-    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] Choose [5] [6] Snooze [7] privacy
-             "/digest subscribe 12345", "/digest now", "8",  # [8] Show them: the list's 25 buttons are [9]–[33]
-             "/dossier 20007", "34", "",  # a late dossier under review: [34] Accept, no motivation
-             "8", "home"]
+    typed = ["/dossier watch 12345", "/dossier watch", "home",  # Home: [1] [2] [3] Stop watching [4] Choose [5] [6] Snooze
+             # [7] privacy [8] Team space
+             "/digest subscribe 12345", "/digest now", "9",  # [9] Show them: the list's 25 buttons are [10]–[34]
+             "/dossier 20007", "35", "",  # a late dossier under review: [35] Accept, no motivation
+             "9", "home"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed) + "\n"))
     assert main(["shell", "--demo", "--lang", "en"]) == 0
     out = capsys.readouterr().out

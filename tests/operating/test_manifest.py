@@ -38,7 +38,7 @@ def test_manifest_declares_the_command_interactivity_and_scopes_the_bot_uses(man
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": command["url"]}
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
         "commands", "chat:write", "chat:write.public", "im:write", "links:read", "links:write", "users:read", "users:read.email",
-        "channels:read", "groups:read", "files:write", "files:read", "channels:join"}
+        "channels:read", "groups:read", "files:write", "files:read", "channels:join", "channels:manage", "groups:write", "pins:write"}
     events = manifest["settings"]["event_subscriptions"]
     assert events["request_url"] == command["url"]
     assert set(events["bot_events"]) == {"app_home_opened", "link_shared", "function_executed", "app_uninstalled", "tokens_revoked",

@@ -1,0 +1,98 @@
+"""Home → "Team space": the same set-up as `/dossier team`, from a window (démarche, group, hour). The
+space gets a channel of its own (adopting a channel is the command's, typed there); the answer comes
+by direct message, the addresses of those without an account in it, for the person alone."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.models.blocks import Block, ButtonElement, InputBlock, PlainTextInputElement, SectionBlock
+from slack_sdk.models.views import View
+from slack_sdk.web.async_client import AsyncWebClient
+
+from handlers.blocks import mrkdwn, plain, view_input
+from handlers.core import grammar
+from handlers.core.numbers import is_number
+from handlers.core.slack_refusals import attempted
+from handlers.i18n import text
+from handlers.on_behalf import Asker, language_quickly, run_for, who
+from handlers.services import Services
+from handlers.team.setup import Ask, set_up
+
+ACTION_HOME = "team_home"
+TEAM_MODAL = "team_space_modal"
+DEMARCHE, GROUP, HOUR = "team_demarche", "team_group", "team_hour"
+#: a window submitted twice within this sets up once
+SUBMISSION_WINDOW = 600
+
+
+def team_window(lang: str) -> View:
+    return View(type="modal", callback_id=TEAM_MODAL, title=text(lang, "team.window_title")[:24],
+                submit=text(lang, "team.window_submit")[:24], close=text(lang, "new.cancel")[:24], blocks=[
+                    InputBlock(block_id=DEMARCHE, label=text(lang, "team.window_demarche"),
+                               element=PlainTextInputElement(action_id=DEMARCHE, max_length=9)),
+                    InputBlock(block_id=GROUP, label=text(lang, "team.window_group"), optional=True,
+                               hint=text(lang, "team.window_group_hint"), element=PlainTextInputElement(action_id=GROUP, max_length=9)),
+                    InputBlock(block_id=HOUR, label=text(lang, "team.window_hour"), optional=True,
+                               element=PlainTextInputElement(action_id=HOUR, max_length=10, placeholder="09:00")),
+                ])
+
+
+def read_window(view: dict[str, Any], lang: str) -> Ask | dict[str, str]:
+    """The window's answers, or each field's problem in words (Slack shows them under the fields)."""
+    typed = {name: str(view_input(view, name).get("value") or "").strip() for name in (DEMARCHE, GROUP, HOUR)}
+    problems = {}
+    if not is_number(typed[DEMARCHE], 9):
+        problems[DEMARCHE] = text(lang, "team.window_not_number")
+    if typed[GROUP] and not is_number(typed[GROUP], 9):
+        problems[GROUP] = text(lang, "team.window_not_number")
+    hour: dt.time | None = None
+    if typed[HOUR]:
+        found = grammar.clock_time(typed[HOUR].split())
+        if found is None or found[1] != len(typed[HOUR].split()):
+            problems[HOUR] = text(lang, "team.window_not_hour")
+        else:
+            hour = found[0]
+    if problems:
+        return problems
+    return Ask(int(typed[DEMARCHE]), int(typed[GROUP]) if typed[GROUP] else None, hour)
+
+
+def register(app: AsyncApp, services: Services) -> None:
+    async def section(team: str, user: str, email: str, lang: str) -> list[Block]:
+        if services.digests is None:
+            return []
+        return [SectionBlock(text=mrkdwn(text(lang, "team.home")),
+                             accessory=ButtonElement(text=text(lang, "team.home_button"), action_id=ACTION_HOME))]
+
+    async def open_window(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        lang = await language_quickly(services, client, who(body))  # the trigger lives 3 s
+        await attempted(client.views_open(trigger_id=body["trigger_id"], view=team_window(lang)), "opening the team-space window")
+
+    async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
+        asker = who(body)
+        lang = await language_quickly(services, client, asker)
+        read = read_window(view, lang)
+        if isinstance(read, dict):
+            await ack(response_action="errors", errors=read)
+            return
+        await ack()
+        if not await services.once.claim_or_assume("view", str(view.get("id", ""))[:40], ttl=SUBMISSION_WINDOW):
+            return  # submitted again: the first submission sets up
+        await _deliver(services, client, Asker(asker.team_id, asker.user_id, on_home=True), read)
+
+    services.home.sections.append(section)
+    app.action(ACTION_HOME)(open_window)
+    app.view(TEAM_MODAL)(submitted)
+
+
+async def _deliver(services: Services, client: AsyncWebClient, asker: Asker, ask: Ask) -> None:
+    async def work(email: str, lang: str) -> Any:
+        return await set_up(services, client, asker.team_id, asker.user_id, email, lang, ask)
+
+    _, message = await run_for(services, client, asker, name="team_home", work=work)
+    message = message or plain("")
+    await attempted(client.chat_postMessage(channel=asker.user_id, **message.payload()), "DMing a team space's set-up")
