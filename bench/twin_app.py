@@ -49,7 +49,9 @@ CARD = """query getDossierCard($dossierNumber: Int!) {
 }"""
 JSON = {"Content-Type": "application/json"}
 
-redis = aioredis.Redis.from_url(os.environ["REDIS_URL"])
+#: commands wait for one of 64 connections, as the bot's do: redis-py's plain pool raises "Too many
+#: connections" past 100 in use, and a burst's listeners lost their replies to it
+redis = aioredis.Redis.from_pool(aioredis.BlockingConnectionPool.from_url(os.environ["REDIS_URL"], max_connections=64))
 #: a pool of kept-alive connections per service, as the bot has (100 each, idle ones closed after 4 s)
 sessions: dict[str, aiohttp.ClientSession] = {}
 
