@@ -77,7 +77,9 @@ async def _burst(base: str, process, slack: FakeSlack, command: tuple[str, str, 
         try:
             await wait_for(lambda: replies(slack) >= answered + count, timeout=60)
         except RuntimeError:
-            raise RuntimeError(f"{replies(slack) - answered} replies to {count} {name} {text} within 60 s") from None
+            raise RuntimeError(f"{replies(slack) - answered} replies to {count} {name} {text} within 60 s; acked "
+                               f"{result['answered']}, the generator's failures {result['failures']}, Slack's "
+                               f"refusals {slack.refusals[-3:]}") from None
     else:  # what came within 10 s, said beside the figure
         await drained(slack, answered + count, 10)
         result["replies"] = replies(slack) - answered
