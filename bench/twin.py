@@ -67,8 +67,9 @@ async def main() -> list[tuple[str, str, str]]:
 
 
 async def _burst(base: str, process, slack: FakeSlack, command: tuple[str, str, str], *, wait: bool,
-                 count: int = REQUESTS) -> tuple[dict, float]:
-    """One closed-loop burst; the ack latencies and the CPU a command (until every reply when `replies`)."""
+                 count: int = REQUESTS, server: str = "") -> tuple[dict, float]:
+    """One closed-loop burst of `server`; the ack latencies and the CPU a command (until every reply when `replies`).
+    Every server's replies land in the one fake Slack: a shortfall names the server it was counted for."""
     user, name, text = command
     answered, used = replies(slack), cpu_seconds(process)
     result = await generate(base, 1, 1, slack.response_url(), "--burst", str(count), "--command", name, "--text", text,
@@ -77,7 +78,9 @@ async def _burst(base: str, process, slack: FakeSlack, command: tuple[str, str, 
         try:
             await wait_for(lambda: replies(slack) >= answered + count, timeout=60)
         except RuntimeError:
-            raise RuntimeError(f"{replies(slack) - answered} replies to {count} {name} {text} within 60 s") from None
+            raise RuntimeError(f"{server}: {replies(slack) - answered} replies to {count} {name} {text} within 60 s; acked "
+                               f"{result['answered']}, the generator's failures {result['failures']}, Slack's "
+                               f"refusals {slack.refusals[-3:]}") from None
     else:  # what came within 10 s, said beside the figure
         await drained(slack, answered + count, 10)
         result["replies"] = replies(slack) - answered
@@ -115,7 +118,8 @@ async def _measure(world: World, slack: FakeSlack, commands: dict, dossiers: dic
                      f"app), round {round_ + 1} of {ROUNDS}")
         for label, command in commands.items():
             for name in ("roombot", "twin"):
-                _, per_command = await _burst(servers[name], processes[name], slack, command, wait=True, count=CPU_BURST)
+                _, per_command = await _burst(servers[name], processes[name], slack, command, wait=True, count=CPU_BURST,
+                                              server=name)
                 cpu.setdefault((name, label), []).append(per_command * 1000)
         for name in servers:
             acks[name].append((await _burst(servers[name], processes[name], slack, commands["/room list"],

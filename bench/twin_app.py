@@ -16,6 +16,7 @@ cached reads in one Redis round trip), `orjson` (bodies encoded and decoded with
 (Bolt's built-in middleware the twin does not need left out: SSL check, URL verification, self
 events, the authorization's `auth.test`)."""
 
+import asyncio
 import importlib
 import json
 import os
@@ -49,7 +50,9 @@ CARD = """query getDossierCard($dossierNumber: Int!) {
 }"""
 JSON = {"Content-Type": "application/json"}
 
-redis = aioredis.Redis.from_url(os.environ["REDIS_URL"])
+#: commands wait for one of 64 connections, as the bot's do: redis-py's plain pool raises "Too many
+#: connections" past 100 in use, and a burst's listeners lost their replies to it
+redis = aioredis.Redis.from_pool(aioredis.BlockingConnectionPool.from_url(os.environ["REDIS_URL"], max_connections=64))
 #: a pool of kept-alive connections per service, as the bot has (100 each, idle ones closed after 4 s)
 sessions: dict[str, aiohttp.ClientSession] = {}
 
@@ -115,8 +118,15 @@ async def token_of(body: dict, email: str, cached: Any) -> str:
 async def reply(body: dict, blocks: list[Block]) -> None:
     said = blocks[0].text.text  # type: ignore[attr-defined]  # a section comes first
     message = {"response_type": "ephemeral", "text": said, "blocks": [block.to_dict() for block in blocks]}
-    async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
-        await answer.read()
+    for attempt in range(2):  # once more after a connection error, as the bot's replies (slack_sdk's webhook client)
+        try:
+            async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
+                await answer.read()
+                return
+        except (aiohttp.ServerConnectionError, aiohttp.ClientOSError):
+            if attempt:
+                raise
+            await asyncio.sleep(0.5)
 
 
 def escape(text: str) -> str:

@@ -21,13 +21,21 @@ class JsonCache:
         self._namespace = namespace
         self._ttl = int(ttl)
 
+    def key(self, *name: str) -> str:
+        """The entry's Redis key, for a caller that reads it along with something else (`read` decodes it)."""
+        return key(self._namespace, *name)
+
+    @staticmethod
+    def read(raw: str | bytes | None) -> Any | None:
+        return None if raw is None else json.loads(raw)
+
     async def get(self, *name: str) -> Any | None:
         try:
             raw = await self._redis.get(key(self._namespace, *name))
         except RedisError as error:
             degraded(self._namespace, error)
             return None
-        return None if raw is None else json.loads(raw)
+        return self.read(raw)
 
     async def put(self, value: Any, *name: str, ttl: float | None = None) -> None:
         """`ttl`: this entry's lifetime, when not the cache's."""

@@ -30,6 +30,19 @@ class Once:
             degraded(f"{name[0]} once", error)
             return True
 
+    async def claim_or_assume_reading(self, *name: str, ttl: int, also: str) -> tuple[bool, tuple[str | None] | None]:
+        """`claim_or_assume`, reading key `also` in the same round trip: the claim, and (when Redis
+        answered) `also`'s value — for what the claimant reads next anyway (its person's profile)."""
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.set(key("once", *name), "1", nx=True, ex=ttl)
+                pipe.get(also)
+                claimed, value = await pipe.execute()
+        except RedisError as error:
+            degraded(f"{name[0]} once", error)
+            return True, None
+        return bool(claimed), (as_text(value),)
+
     async def claim_as(self, *name: str, holder: str, ttl: int) -> str | None:
         """`claim`, naming who takes it: None when `holder` has it now, else who holds it (so that
         whoever loses a race can be told who won)."""

@@ -15,7 +15,9 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 MOST_SECONDS = 0.2
@@ -56,9 +58,18 @@ class AckThenYield(AsyncAck):
         return response
 
 
-def register(app: AsyncApp, pending: PendingAcks) -> None:
-    async def ack_then_yield(context: AsyncBoltContext, next: Callable[[], Awaitable[None]]) -> None:
-        context["ack"] = AckThenYield(pending)
-        await next()
+class AcksThenYield(AsyncMiddleware):
+    """Gives each request the `ack` that yields."""
 
-    app.middleware(ack_then_yield)
+    def __init__(self, pending: PendingAcks) -> None:
+        self._pending = pending
+
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse,
+                            next: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse | None:
+        req.context["ack"] = AckThenYield(self._pending)
+        await next()
+        return None
+
+
+def register(app: AsyncApp, pending: PendingAcks) -> None:
+    app.middleware(AcksThenYield(pending))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from handlers.on_behalf import workspace_of
+from handlers.profiles import read_with_claim
 from handlers.services import Services
 
 EVENT_WINDOW = 3600  # Slack's last retry comes about 5 minutes after the first delivery
@@ -27,5 +29,11 @@ async def first_delivery(services: Services, body: dict[str, Any]) -> bool:
     if body.get("event_id"):
         return await services.once.claim_or_assume("event", team, str(body["event_id"])[:100], ttl=EVENT_WINDOW)
     if body.get("command") and body.get("trigger_id"):
-        return await services.once.claim_or_assume("command", team, str(body["trigger_id"])[:100], ttl=COMMAND_WINDOW)
+        # the person's cached profile, which every command reads next, comes in the same round trip
+        person = workspace_of(body), str(body.get("user_id", ""))
+        claimed, read = await services.once.claim_or_assume_reading(
+            "command", team, str(body["trigger_id"])[:100], ttl=COMMAND_WINDOW, also=services.profiles.key(*person))
+        if claimed and read is not None:
+            read_with_claim(*person, services.profiles.read(read[0]))
+        return claimed
     return True

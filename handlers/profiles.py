@@ -6,7 +6,9 @@ cached in Redis for a bounded time: `users.info` is rate limited (tier 4) and ev
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -15,6 +17,22 @@ from clients.json_cache import JsonCache
 from handlers.i18n import language_for
 
 PROFILE_TTL = 600
+
+#: A command's person's cached profile, read along with the command's claim (`dedupe.first_delivery`,
+#: one Redis round trip for both): the first `load_profile` of that person in the request takes it
+#: instead of reading Redis again. A dict, so that taking it is seen by the tasks the request starts.
+_READ_WITH_CLAIM: ContextVar[dict[tuple[str, str], Any] | None] = ContextVar("profile_read_with_claim", default=None)
+
+
+def read_with_claim(team_id: str, user_id: str, cached: Any | None) -> None:
+    _READ_WITH_CLAIM.set({(team_id, user_id): cached})
+
+
+async def _cached(cache: JsonCache, team_id: str, user_id: str) -> Any | None:
+    early = _READ_WITH_CLAIM.get()
+    if early and (team_id, user_id) in early:
+        return early.pop((team_id, user_id))
+    return await cache.get(team_id, user_id)
 
 
 @dataclass(frozen=True)
@@ -39,7 +57,7 @@ class ProfileProblem(Exception):
 async def load_profile(client: AsyncWebClient, cache: JsonCache, team_id: str, user_id: str, *,
                        fresh: bool = False) -> Profile:
     """`fresh`: read from Slack whatever is cached (the account as it is now: deactivated, or not)."""
-    cached = None if fresh else await cache.get(team_id, user_id)
+    cached = None if fresh else await _cached(cache, team_id, user_id)
     if cached is not None:
         return Profile(**{name: cached[name] for name in Profile.__dataclass_fields__ if name in cached})
     try:

@@ -7,13 +7,23 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 
 from clients.telemetry import REQUEST_ID
 
 
-def register(app: AsyncApp) -> None:
-    async def tag_request(next: Callable[[], Awaitable[None]]) -> None:
+class TagRequest(AsyncMiddleware):
+    """A middleware object, not a function: Bolt builds every argument a function could ask for
+    before calling it, for each request (this module, `responses` and `ack_first` alike)."""
+
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse,
+                            next: Callable[[], Awaitable[BoltResponse]]) -> BoltResponse | None:
         REQUEST_ID.set(secrets.token_hex(6))
         await next()
+        return None
 
-    app.middleware(tag_request)
+
+def register(app: AsyncApp) -> None:
+    app.middleware(TagRequest())

@@ -28,6 +28,7 @@ from bot.scopes import ALL_SCOPES
 from bot.serving.authorize import ROTATE_MINUTES, UNREADABLE, Authorize, Members, Rotation
 from bot.serving.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
 from bot.serving.installations import InstallationStore
+from bot.serving.listener_matching import match_on_bodies
 from bot.serving.listener_tasks import ListenerTasks
 from bot.serving.oauth_state import STATE_SECONDS, StateStore
 from bot.serving.workspace_clients import Workspaces
@@ -137,6 +138,7 @@ def build_app(settings: Settings, redis: aioredis.Redis, rooms: RoomService, *, 
     responses.register(app, http)
     pending = PendingAcks()
     ack_first.register(app, pending)
+    match_on_bodies(app)
     return Runtime(app=app, redis=redis, tasks=tasks, http=http, pending=pending, weekly=WeeklyMeetings(services, workspaces),
                    workspaces=workspaces, default_language=settings.default_language, digests=digests,
                    watching=Watching(services, settings.ds_watch_seconds) if digests is not None else None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 
 from clients.redis_keys import key
@@ -25,11 +26,16 @@ class RoomDirectory:
     async def remember(self, rooms: Iterable[Room]) -> None:
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
-                for room in rooms:
-                    pipe.set(key("slug", room.slug), room.id, ex=TTL)
+                self.remember_on(pipe, rooms)
                 await pipe.execute()
         except RedisError as error:
             degraded("slug directory", error)
+
+    @staticmethod
+    def remember_on(pipe: Pipeline, rooms: Iterable[Room]) -> None:
+        """`remember`'s writes, queued on another round trip's pipeline."""
+        for room in rooms:
+            pipe.set(key("slug", room.slug), room.id, ex=TTL)
 
     async def lookup(self, slug: str) -> str | None:
         """None when unknown or when Redis is away: the caller then pages through the rooms."""

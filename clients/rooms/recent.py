@@ -10,6 +10,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from clients.redis_keys import email_digest, key
+from clients.rooms.directory import RoomDirectory
 from clients.rooms.models import Room
 from clients.storage import as_text, degraded
 
@@ -23,13 +24,16 @@ class RecentRooms:
         self._redis = redis
         self._application = application
 
-    async def add(self, email: str, room: Room) -> None:
+    async def add(self, email: str, room: Room, *, slugs: RoomDirectory | None = None) -> None:
+        """`slugs`: the new room kept in that slug directory too, in the same round trip."""
         name = self._key(email)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.lpush(name, room.model_dump_json(include=_FIELDS))
                 pipe.ltrim(name, 0, KEEP - 1)
                 pipe.expire(name, TTL)
+                if slugs is not None:
+                    slugs.remember_on(pipe, [room])
                 await pipe.execute()
         except RedisError as error:
             degraded("recent rooms", error)

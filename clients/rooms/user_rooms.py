@@ -137,9 +137,8 @@ class UserRooms:
         except PublicRoomsDisabled:
             await self.levels.refused(AccessLevel.PUBLIC)
             raise
-        await self.directory.remember([room])
         await self.site.learn([room])
-        await self.recent.add(email, room)
+        await self.recent.add(email, room, slugs=self.directory)  # one round trip for both
         if access_level is not None:
             await self.levels.accepted(access_level)
         return room

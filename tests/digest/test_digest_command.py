@@ -145,11 +145,11 @@ async def test_the_operators_digest_goes_out_at_its_hour_while_a_channels_long_w
         return sum(1 for q in ds.queries if (q.get("variables") or {}).get("demarcheNumber") == number)
 
     await eventually(lambda: asked(201) >= 2, what="the channel's walk")
-    assert not await redis.exists(redis_key("ds-urgent:test-token"))  # a channel's walk is not urgent
+    assert not await redis.exists(redis_key("ds-urgent:{test-token}"))  # a channel's walk is not urgent
     clock["now"] = dt.datetime(2026, 1, 5, 8, 0, 30, tzinfo=dt.UTC)  # 09:00:30: the operator's hour
     await eventually(lambda: digests_in(slack, "C0OPS"), what="the operator's digest")
     assert digests_in(slack, "C0TEAM") == [] and asked(201) < 20  # the long walk is still under way
-    assert await redis.exists(redis_key("ds-urgent:test-token"))  # the operator's walk was urgent
+    assert await redis.exists(redis_key("ds-urgent:{test-token}"))  # the operator's walk was urgent
     await eventually(lambda: digests_in(slack, "C0TEAM"), what="the channel's digest")
     stop.set()
     await loop

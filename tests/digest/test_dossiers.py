@@ -264,6 +264,6 @@ async def test_while_an_urgent_walk_runs_the_others_leave_it_a_quarter_of_each_w
     await requests(shared, 1, urgent=True)  # the operator's walk starts
     await requests(shared, 273, urgent=False)  # the channels' walks leave it a quarter (and acts their room)
     await requests(shared, 98, urgent=True)  # the operator's still find room in the same window
-    assert clock[0] == 600 and int(await redis.get(redis_key("ds-rate:shared:10"))) == 372
+    assert clock[0] == 600 and int(await redis.get(redis_key("ds-rate:{shared}:10"))) == 372
     await requests(shared, 1, urgent=False)  # an ordinary request past its share waits for the next window
-    assert clock[0] >= 660 and int(await redis.get(redis_key("ds-rate:shared:10"))) == 372  # its ticket given back
+    assert clock[0] >= 660 and int(await redis.get(redis_key("ds-rate:{shared}:10"))) == 372  # its ticket given back

@@ -21,6 +21,8 @@ from bot.config import Settings
 from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from bot.redis_server import open_redis
+from clients.dossiers.errors import OverShare
+from clients.dossiers.rate_limit import Priority, RateLimiter, with_priority
 from clients.redis_keys import key as redis_key
 from tests.conftest import bot_env, eventually
 from tests.fakes.slack import FakeSlack
@@ -130,6 +132,25 @@ async def test_every_shared_feature_works_on_a_cluster_found_from_any_node(
     assert len(slack.posted("C0DIGEST")) == 1
     assert len(slack.called("chat.unfurl")) == 1
     assert len(slack.posted("C0PUBLIC")) == 1
+
+
+async def test_the_dossier_services_allowance_is_one_count_for_every_process_on_a_cluster(cluster: LocalCluster) -> None:
+    """Each request's ticket is taken in one Redis script (its window's counts and the operator's
+    flag share a hash tag, so a Cluster keeps them in one slot): two processes' limiters take from
+    one allowance, and the fifth act of a minute allowed four is not sent, whichever process asks.
+    Were the keys in different slots, the script would be refused and each process would count alone."""
+    async with open_redis(Settings(_env_file=None, redis_url=cluster.url)) as redis:
+        processes = [RateLimiter(4, redis=redis, name="cluster-token", margin=0, clock=lambda: 600.0) for _ in range(2)]
+
+        @with_priority(Priority.ACT)
+        async def act(limiter: RateLimiter) -> None:
+            await limiter.wait()
+
+        for turn in range(4):
+            await act(processes[turn % 2])
+        with pytest.raises(OverShare):
+            await act(processes[0])
+        assert await redis.get(redis_key("ds-rate:{cluster-token}:10")) == "4"  # the fifth ticket given back
 
 
 async def _reply(slack: FakeSlack, name: str) -> str:
