@@ -15,17 +15,14 @@ from __future__ import annotations
 import datetime as dt
 import random
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from bench.progress import step
 from bench.rooms import percentile
+from bench.stand_ins import among_stand_ins
 from bot.config import Settings
-from bot.demo.ds import SCHEMA, FakeDS, load_schema
-from bot.demo.loopback import LoopbackServer
+from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
-from bot.redis_server import EmbeddedRedis
 from clients.dossiers.watch import Watches
 from handlers.desk.news import Watching
 from tests.conftest import bot_env, make_digest_job, start_bot
@@ -36,18 +33,7 @@ CHANGING_AN_HOUR = 0.05
 
 
 async def main() -> list[tuple[str, str, str]]:
-    ds = FakeDS(load_schema(SCHEMA))
-    meet, slack = FakeMeet(), FakeSlack()
-    servers = [LoopbackServer(app).start() for app in (ds.asgi(), meet.asgi(), slack.asgi())]
-    ds.url, meet.base, slack.base = f"{servers[0].url}/api/v2/graphql", servers[1].url, servers[2].url
-    redis_server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="roombot-bench-watch-")) / "redis")
-    redis_server.start()
-    try:
-        return await _measure(ds, meet, slack, redis_server.url)
-    finally:
-        redis_server.stop()
-        for server in servers:
-            server.stop()
+    return await among_stand_ins("watch", _measure)
 
 
 async def _measure(ds: FakeDS, meet: FakeMeet, slack: FakeSlack, redis_url: str) -> list[tuple[str, str, str]]:
