@@ -136,7 +136,7 @@ async def _channel(client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace,
         if refused is not None:
             report.not_done.append(text(lang, "team.cannot_adopt", reason=text(lang, "team.reason_channel")))
             return space
-        space = replace(space, channel=ask.typed_in, posted="", pinned=False, digest=False)
+        space = replace(space, channel=ask.typed_in, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_adopted", channel=Mrkdwn(f"<#{space.channel}>")))
     else:
         try:
@@ -144,7 +144,7 @@ async def _channel(client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace,
         except Refused as refused:
             report.not_done.append(_refusal(lang, "team.step_channel", refused))
             return space
-        space = replace(space, channel=made, posted="", pinned=False, digest=False)
+        space = replace(space, channel=made, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_made", channel=Mrkdwn(f"<#{made}>")))
     await spaces.save(space)
     return space
@@ -268,6 +268,10 @@ def _refusal(lang: str, step: str, refused: Refused) -> str:
 
 #: Slack's refusals a person may meet in a set-up, each in words (`team.refusal.<code>`)
 KNOWN = ("name_taken", "restricted_action", "channel_not_found", "is_archived", "not_in_channel", "too_many_pins")
+
+
+def _today() -> str:
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 async def _saved(spaces: TeamSpaces, space: TeamSpace) -> TeamSpace:
