@@ -139,12 +139,19 @@ async def _channel(client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace,
         space = replace(space, channel=ask.typed_in, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_adopted", channel=Mrkdwn(f"<#{space.channel}>")))
     else:
+        named = space
+
+        async def asking(name: str) -> None:  # saved before Slack is asked: a stop before the answer is saved loses nothing
+            nonlocal named
+            named = await _saved(spaces, replace(named, naming=name))
+
         try:
-            made = await calls.create_channel(client, channel_name(ask.demarche, people.title, people.group_label))
+            made, name = await calls.create_channel(client, channel_name(ask.demarche, people.title, people.group_label),
+                                                    asked=space.naming, asking=asking)
         except Refused as refused:
             report.not_done.append(_refusal(lang, "team.step_channel", refused))
-            return space
-        space = replace(space, channel=made, posted="", pinned=False, digest=False, since=_today())
+            return named
+        space = replace(space, channel=made, naming=name, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_made", channel=Mrkdwn(f"<#{made}>")))
     await spaces.save(space)
     return space
