@@ -5,8 +5,14 @@ invited.
 Safe to repeat: what each step made is saved the moment it is (clients/team_spaces.py), so a second
 run finds it and does only what is left, and two runs at once are one (a claim on the space while it
 is set up). A step that fails (the room service down, a scope the install lacks) is said, the steps
-that need nothing of it still run, and running the command again completes the space. Rights are read
-again on each run, from the person's Slack profile and the service's lists as they are now.
+that need nothing of it still run, and running the command again completes the space.
+
+Rights are read from the person's Slack profile and the service's lists as they are now: at the start
+of each run, and again before the invitations, the step that acts for the person on others, which
+comes after the slow ones (the room, the look-ups): rights lost meanwhile invite nobody, and an
+instructeur who left the roster meanwhile is not invited. The digest step reads nothing again: it
+only makes the channel follow the démarche, and each day's digest reads its setter's rights before it
+posts anything (handlers/digest/job.py); the channel and the room hold nothing of the démarche.
 """
 
 from __future__ import annotations
@@ -117,7 +123,12 @@ async def _set_up(services: Services, spaces: TeamSpaces, client: AsyncWebClient
         # the look-ups (50 people: 0.5 s at 100 ms a call, 10 at a time) go while the room is made and pinned
         space, accounts = await asyncio.gather(_room(services, client, spaces, space, people, email, lang, report),
                                                _lookups(client, people, lang, report))
-        await _invite(client, space, user, people, accounts, lang, report)
+        # the invitations act for the person: their rights, and the roster, read again after the slow steps
+        again = await entitled(services, team, email, lang, ask.demarche, ask.group)
+        if isinstance(again, Message):
+            report.not_done.append(text(lang, "team.step_invite_rights", reason=Mrkdwn(again.text)))
+        else:
+            await _invite(client, space, user, again[1], accounts, lang, report)
     await spaces.save(space)
     await start_week(services, space)
     return _answer(lang, ask, people, space, report)
@@ -236,6 +247,7 @@ async def _invite(client: AsyncWebClient, space: TeamSpace, user: str, people: R
     """Invites the instructeurs who have an account here (and the person); tells the person alone who has none."""
     if found is None:
         return
+    found = {email: account for email, account in found.items() if email in people.instructeurs}  # who still is one
     missing = [email for email, account in found.items() if account is None]
     wanted = {account for account in found.values() if account is not None} | {user}
     try:

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import functools
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,7 @@ class FakeSlack:
     hollow: set[str] = field(default_factory=set)  # methods answering a bare {ok: true}, without their fields
     rate_limited: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
     slow: dict[str, float] = field(default_factory=dict)  # method → seconds to wait before answering
+    held: dict[str, threading.Event] = field(default_factory=dict)  # method → answered once the test sets it (30 s at most)
     base: str = ""
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
@@ -258,6 +260,8 @@ class FakeSlack:
             return JSONResponse(refused)
         if method in self.slow:
             await asyncio.sleep(self.slow[method])
+        if method in self.held:  # the fake runs in its own thread: the test releases it from its own
+            await asyncio.to_thread(self.held[method].wait, 30)
         if self.rate_limited.get(method, 0) > 0:
             self.rate_limited[method] -= 1
             return JSONResponse({"ok": False, "error": "ratelimited"}, status_code=429, headers={"Retry-After": "0"})
