@@ -206,6 +206,9 @@ def _alone(subscription: Subscription, space: TeamSpace) -> bool:
 async def _room(services: Services, client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace, people: Roster, email: str,
                 lang: str, report: Report) -> TeamSpace:
     """The standing room: made once (restricted, owned by the person), posted once, pinned once."""
+    if space.room and space.posted and space.pinned:
+        report.done.append(text(lang, "team.room_kept"))
+        return space
     if not space.room:
         try:
             room = await services.rooms.create(email, AccessLevel.RESTRICTED)
@@ -256,7 +259,9 @@ async def _invite(client: AsyncWebClient, space: TeamSpace, user: str, people: R
     except Refused as refused:
         report.not_done.append(_refusal(lang, "team.step_invite", refused))
         came = -1
-    if came >= 0:
+    if came == 0:
+        report.done.append(text(lang, "team.invited_none"))
+    elif came > 0:
         report.done.append(counted(lang, "team.invited", came))
     if missing:
         report.private.append(counted(lang, "team.no_account", len(missing), total=len(people.instructeurs),
