@@ -61,7 +61,7 @@ async def test_room_service_down_says_what_was_done_and_running_again_completes(
     said = text_of(await team(digest_bot, "101"))
     [channel] = made_channels(slack)
     assert "partly set up" in said and "Not done" in said and "the standing room" in said and "Run the same command again" in said
-    assert "made (private)" in said and "Daily digest here at 09:00" in said  # what did not need the room was done
+    assert "made (private)" in said and "Daily digest in the channel at 09:00" in said  # what did not need the room was done
     assert not meet.rooms and channel not in slack.pins
 
     meet.faults.clear()
