@@ -50,7 +50,7 @@ async def test_the_bots_channel_of_that_name_is_not_adopted_by_a_space_that_neve
 async def test_a_run_that_dies_on_slacks_answer_has_saved_the_name_and_the_next_adopts_the_channel(digest_bot, demarche,
                                                                                                  slack: FakeSlack, redis):
     slack.hollow.add("conversations.create")  # an answer the run cannot read: it stops there, as in a crash
-    await team(digest_bot, "101")
+    assert "Please try again" in text_of(await team(digest_bot, "101"))
     saved = await TeamSpaces(redis).get("T0TEAM", 101, None)
     assert saved is not None and saved.naming == NAME and not saved.channel  # the name was saved before Slack was asked
 
