@@ -3,9 +3,11 @@ id, a hash of their e-mail), so that they can see it and have it erased (`/room 
 
 What it does not erase, and says so: the planned meetings they own or are invited to (others are
 invited too; cancelling one is a choice of its own, in Home's Upcoming; each goes by itself a day
-after it ends), and the digests channels follow (the channel's). The digests they set up lose their
-setter: nothing of them is posted until someone entitled follows those démarches again, since the
-setter's rights were what let the channel read them (docs/privacy.md).
+after it ends), the digests channels follow (the channel's), and the team spaces they set up (the
+team's: channel, room and digest stay). The digests they set up lose their setter: nothing of them is
+posted until someone entitled follows those démarches again, since the setter's rights were what let
+the channel read them; the team spaces lose theirs: nobody gets their weekly roster check until
+someone entitled runs `/dossier team` for them again (docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.redis_keys import email_digest, key
 from clients.storage import as_text
-from clients.team_spaces import TeamSpaces
+from clients.team_spaces import TeamSpace, TeamSpaces
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,14 @@ class Kept:
     told: int  # the changes they were told of, so that none is told twice: 2 days
     hearing: bool  # what they chose to hear (levels, quiet hours, snooze, daily hour), news held: until erased
     digest_setups: int  # démarches they set a channel's digest up for
+    team_spaces: tuple[TeamSpace, ...]  # the team spaces they set up (their id beside each): until erased
     meetings_owned: int  # planned meetings they own, still to come
     meetings_invited: int  # planned meetings they are invited to (owned by others), still to come
 
     @property
     def nothing(self) -> bool:
         return not (self.profile or self.token or self.recent_rooms or self.lookups or self.watched or self.told
-                    or self.hearing or self.digest_setups or self.meetings_owned or self.meetings_invited)
+                    or self.hearing or self.digest_setups or self.team_spaces or self.meetings_owned or self.meetings_invited)
 
 
 #: JSON caches keyed by (application, e-mail hash, …): what the room service said of a person's rooms
@@ -86,6 +89,7 @@ async def kept(redis: aioredis.Redis, person: Person, now: dt.datetime) -> Kept:
         told=int(await redis.scard(key("desk-told", person.team, person.user))),
         hearing=await PersonHours(redis).kept(person.team, person.user),
         digest_setups=sum(1 for sub in await Subscriptions(redis).all(person.team) for f in sub.follows if f.by == person.user),
+        team_spaces=tuple(space for space in await TeamSpaces(redis).all(person.team) if space.by == person.user),
         meetings_owned=owned,
         meetings_invited=max(0, upcoming - owned),
     )

@@ -32,6 +32,8 @@ class TeamSpace:
     pinned: bool = False
     digest: bool = False
     at: str = "09:00"  # the digest's local hour
+    since: str = ""  # the day (ISO, UTC) its channel was made or adopted: "What the bot keeps about me" says it
+    naming: str = ""  # the channel name asked of Slack before the answer came: a crash in between is adopted again
 
     @property
     def place(self) -> str:

@@ -37,6 +37,7 @@ class ConsoleSlack:
         self._views = 0
         self.session = secrets.token_hex(4).upper()
         self._files: dict[str, dict[str, Any]] = {}
+        self._members: dict[str, list[str]] = {}  # a channel's members, as invited (the bot in each)
         self.base = ""
 
     def asgi(self) -> Starlette:
@@ -129,7 +130,16 @@ class ConsoleSlack:
             self.screen.write(f"  [{method}: #{name}]")
             return {"ok": True, "channel": {"id": made, "name": name, "is_private": True, "is_member": True}}
         if method == "conversations.members":
-            return {"ok": True, "members": ["U0BOT"], "response_metadata": {"next_cursor": ""}}
+            members = self._members.get(str(args.get("channel", "")), ["U0BOT"])
+            return {"ok": True, "members": members, "response_metadata": {"next_cursor": ""}}
+        if method == "conversations.invite":  # who came is shown by name, and is a member from then on
+            channel, users = str(args.get("channel", "")), str(args.get("users", "")).split(",")
+            members = self._members.setdefault(channel, ["U0BOT"])
+            came = [user for user in users if user and user not in members]
+            members += came
+            names = ", ".join(f"@{self.directory.user_name(user)}" for user in came)
+            self.screen.write(f"  [{method}: {self.directory.where(channel, self.lang)} ← {names}]")
+            return {"ok": True, "channel": {"id": channel}}
         return None
 
     def _views_call(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:

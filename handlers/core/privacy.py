@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+from babel.dates import format_date
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmObject, ContextBlock, SectionBlock
 
 from clients.person_erasure import Kept, Person
+from clients.team_spaces import TeamSpace
 from handlers.blocks import Message, mrkdwn, plain
-from handlers.i18n import counted, text
+from handlers.i18n import LANGUAGES, Mrkdwn, counted, text
 from handlers.on_behalf import Asker
 from handlers.services import Services
 
@@ -64,6 +66,22 @@ def _lines(lang: str, found: Kept) -> list[str]:
         lines.append(text(lang, "privacy.hearing"))
     if found.digest_setups:
         lines.append(counted(lang, "privacy.digests", found.digest_setups))
+    if found.team_spaces:
+        lines.append(counted(lang, "privacy.team_spaces", len(found.team_spaces),
+                             spaces=Mrkdwn("; ".join(_space(lang, space) for space in found.team_spaces))))
     if found.meetings_owned or found.meetings_invited:
         lines.append(text(lang, "privacy.meetings", owned=found.meetings_owned, invited=found.meetings_invited))
     return lines or [text(lang, "privacy.nothing")]
+
+
+def _space(lang: str, space: TeamSpace) -> str:
+    """`n° 101 · group 1 in #channel since 27 November 2026`: which space, where, since when."""
+    what = text(lang, "privacy.space_group", number=space.demarche, group=space.group) if space.group is not None \
+        else text(lang, "privacy.space", number=space.demarche)
+    if not space.channel:
+        return text(lang, "privacy.space_no_channel", space=Mrkdwn(what))
+    channel = Mrkdwn(f"<#{space.channel}>")
+    if not space.since:  # set up before the day was kept
+        return text(lang, "privacy.space_in", space=Mrkdwn(what), channel=channel)
+    day = format_date(dt.date.fromisoformat(space.since), "long", locale=lang if lang in LANGUAGES else "en")
+    return text(lang, "privacy.space_since", space=Mrkdwn(what), channel=channel, day=day)

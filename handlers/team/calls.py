@@ -1,11 +1,12 @@
-"""The Slack calls a team space makes, each with the refusals it acts on named: a name taken, a
-person already in, a message already pinned, a scope an older install lacks."""
+"""The Slack calls a team space makes, each with the refusals it acts on named: a name taken (by a
+person, or by the bot's own channel a stopped run made), a person already in, a message already
+pinned, a scope an older install lacks."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -43,18 +44,45 @@ async def call(answer: Awaitable[Any], doing: str, *, expected: tuple[str, ...] 
         raise Refused(code, str(error.response.get("needed") or "")) from None
 
 
-async def create_channel(client: AsyncWebClient, name: str) -> str:
-    """A new private channel named `name` (or `name-2`, `name-3`… when taken); its id."""
+async def create_channel(client: AsyncWebClient, name: str, *, asked: str,
+                         asking: Callable[[str], Awaitable[None]]) -> tuple[str, str]:
+    """A new private channel named `name` (or `name-2`, `name-3`… when taken): its id and name.
+
+    Each name is given to `asking` (which saves it) before Slack is asked for it: a run that stopped
+    between Slack's answer and the save left its channel made and unsaved, under the name it saved
+    (`asked`). That name found taken, the channel is adopted if it is the bot's own — a member's
+    channel of the same name is never taken, and the next name is tried."""
     for attempt in range(NAME_TRIES):
+        tried = numbered(name, attempt)
+        await asking(tried)
         try:
-            made = await call(client.conversations_create(name=numbered(name, attempt), is_private=True),
-                                  "making a team space's channel", expected=("name_taken",))
+            made = await call(client.conversations_create(name=tried, is_private=True),
+                              "making a team space's channel", expected=("name_taken",))
         except Refused as refused:
-            if refused.code == "name_taken":
-                continue
-            raise
-        return str(made["channel"]["id"])
+            if refused.code != "name_taken":
+                raise
+            mine = await own_channel(client, tried) if tried == asked else None
+            if mine is not None:
+                return mine, tried
+            continue
+        return str(made["channel"]["id"]), tried
     raise Refused("name_taken")
+
+
+async def own_channel(client: AsyncWebClient, name: str) -> str | None:
+    """The id of the private channel named `name` that the bot made and is in (not archived), if any:
+    the bot's conversations as Slack lists them to it, whose creator is the bot's own user."""
+    me = str((await call(client.auth_test(), "reading the bot's own user"))["user_id"])
+    cursor = ""
+    while True:
+        page = await call(client.users_conversations(types="private_channel", exclude_archived=True, limit=200,
+                                                     cursor=cursor or None), "listing the bot's channels")
+        for channel in page.get("channels", []):
+            if channel.get("name") == name and channel.get("creator") == me and not channel.get("is_archived"):
+                return str(channel["id"])
+        cursor = str((page.get("response_metadata") or {}).get("next_cursor") or "")
+        if not cursor:
+            return None
 
 
 async def channel_state(client: AsyncWebClient, channel: str) -> str | None:

@@ -1,6 +1,7 @@
-"""Home → "Team space": the same set-up as `/dossier team`, from a window (démarche, group, hour). The
-space gets a channel of its own (adopting a channel is the command's, typed there); the answer comes
-by direct message, the addresses of those without an account in it, for the person alone."""
+"""Home → "Team space": the same set-up as `/dossier team`, from a window (démarche, group, hour, and
+on an organisation-wide install the workspace: handlers/team/workspaces.py). The space gets a channel
+of its own (adopting a channel is the command's, typed there); the answer comes by direct message,
+the addresses of those without an account in it, for the person alone."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import datetime as dt
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.models.blocks import Block, ButtonElement, InputBlock, PlainTextInputElement, SectionBlock
+from slack_sdk.models.blocks import Block, ButtonElement, InputBlock, Option, PlainTextInputElement, SectionBlock, StaticSelectElement
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -20,17 +21,26 @@ from handlers.i18n import text
 from handlers.on_behalf import Asker, language_quickly, run_for, who
 from handlers.services import Services
 from handlers.team.setup import Ask, set_up
+from handlers.team.workspaces import Place, granted, organisation_wide, place_of
 
 ACTION_HOME = "team_home"
 TEAM_MODAL = "team_space_modal"
-DEMARCHE, GROUP, HOUR = "team_demarche", "team_group", "team_hour"
+DEMARCHE, GROUP, HOUR, WORKSPACE = "team_demarche", "team_group", "team_hour", "team_workspace"
 #: a window submitted twice within this sets up once
 SUBMISSION_WINDOW = 600
 
 
-def team_window(lang: str) -> View:
+def team_window(lang: str, workspaces: list[tuple[str, str]] | None = None, current: str = "") -> View:
+    """The window; with a workspace to pick first when the install serves several (an organisation's)."""
+    pick: list[Block] = []
+    if workspaces and len(workspaces) > 1:
+        options = [Option(value=team, text=name[:75]) for team, name in workspaces]
+        pick = [InputBlock(block_id=WORKSPACE, label=text(lang, "team.window_workspace"), hint=text(lang, "team.window_workspace_hint"),
+                           element=StaticSelectElement(action_id=WORKSPACE, options=options,
+                                                       initial_option=next((o for o in options if o.value == current), None)))]
     return View(type="modal", callback_id=TEAM_MODAL, title=text(lang, "team.window_title")[:24],
                 submit=text(lang, "team.window_submit")[:24], close=text(lang, "new.cancel")[:24], blocks=[
+                    *pick,
                     InputBlock(block_id=DEMARCHE, label=text(lang, "team.window_demarche"),
                                element=PlainTextInputElement(action_id=DEMARCHE, max_length=9)),
                     InputBlock(block_id=GROUP, label=text(lang, "team.window_group"), optional=True,
@@ -69,8 +79,11 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def open_window(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        lang = await language_quickly(services, client, who(body))  # the trigger lives 3 s
-        await attempted(client.views_open(trigger_id=body["trigger_id"], view=team_window(lang)), "opening the team-space window")
+        asker = who(body)
+        lang = await language_quickly(services, client, asker)  # the trigger lives 3 s: one call more at most
+        workspaces = await granted(client) if organisation_wide(body) else []
+        await attempted(client.views_open(trigger_id=body["trigger_id"], view=team_window(lang, workspaces, asker.team_id)),
+                        "opening the team-space window")
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
@@ -82,16 +95,20 @@ def register(app: AsyncApp, services: Services) -> None:
         await ack()
         if not await services.once.claim_or_assume("view", str(view.get("id", ""))[:40], ttl=SUBMISSION_WINDOW):
             return  # submitted again: the first submission sets up
-        await _deliver(services, client, Asker(asker.team_id, asker.user_id, on_home=True), read)
+        picked = str((view_input(view, WORKSPACE).get("selected_option") or {}).get("value") or "")
+        await _deliver(services, client, Asker(asker.team_id, asker.user_id, on_home=True), read, picked)
 
     services.home.sections.append(section)
     app.action(ACTION_HOME)(open_window)
     app.view(TEAM_MODAL)(submitted)
 
 
-async def _deliver(services: Services, client: AsyncWebClient, asker: Asker, ask: Ask) -> None:
+async def _deliver(services: Services, client: AsyncWebClient, asker: Asker, ask: Ask, picked: str) -> None:
     async def work(email: str, lang: str) -> Any:
-        return await set_up(services, client, asker.team_id, asker.user_id, email, lang, ask)
+        place = await place_of(services, client, asker.team_id, picked, asker.user_id, email, lang)
+        if not isinstance(place, Place):
+            return place
+        return await set_up(services, place.client, place.team, place.user, email, lang, ask)
 
     _, message = await run_for(services, client, asker, name="team_home", work=work)
     message = message or plain("")

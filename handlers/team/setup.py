@@ -5,8 +5,14 @@ invited.
 Safe to repeat: what each step made is saved the moment it is (clients/team_spaces.py), so a second
 run finds it and does only what is left, and two runs at once are one (a claim on the space while it
 is set up). A step that fails (the room service down, a scope the install lacks) is said, the steps
-that need nothing of it still run, and running the command again completes the space. Rights are read
-again on each run, from the person's Slack profile and the service's lists as they are now.
+that need nothing of it still run, and running the command again completes the space.
+
+Rights are read from the person's Slack profile and the service's lists as they are now: at the start
+of each run, and again before the invitations, the step that acts for the person on others, which
+comes after the slow ones (the room, the look-ups): rights lost meanwhile invite nobody, and an
+instructeur who left the roster meanwhile is not invited. The digest step reads nothing again: it
+only makes the channel follow the démarche, and each day's digest reads its setter's rights before it
+posts anything (handlers/digest/job.py); the channel and the room hold nothing of the démarche.
 """
 
 from __future__ import annotations
@@ -117,7 +123,12 @@ async def _set_up(services: Services, spaces: TeamSpaces, client: AsyncWebClient
         # the look-ups (50 people: 0.5 s at 100 ms a call, 10 at a time) go while the room is made and pinned
         space, accounts = await asyncio.gather(_room(services, client, spaces, space, people, email, lang, report),
                                                _lookups(client, people, lang, report))
-        await _invite(client, space, user, people, accounts, lang, report)
+        # the invitations act for the person: their rights, and the roster, read again after the slow steps
+        again = await entitled(services, team, email, lang, ask.demarche, ask.group)
+        if isinstance(again, Message):
+            report.not_done.append(text(lang, "team.step_invite_rights", reason=Mrkdwn(again.text)))
+        else:
+            await _invite(client, space, user, again[1], accounts, lang, report)
     await spaces.save(space)
     await start_week(services, space)
     return _answer(lang, ask, people, space, report)
@@ -136,15 +147,22 @@ async def _channel(client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace,
         if refused is not None:
             report.not_done.append(text(lang, "team.cannot_adopt", reason=text(lang, "team.reason_channel")))
             return space
-        space = replace(space, channel=ask.typed_in, posted="", pinned=False, digest=False)
+        space = replace(space, channel=ask.typed_in, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_adopted", channel=Mrkdwn(f"<#{space.channel}>")))
     else:
+        named = space
+
+        async def asking(name: str) -> None:  # saved before Slack is asked: a stop before the answer is saved loses nothing
+            nonlocal named
+            named = await _saved(spaces, replace(named, naming=name))
+
         try:
-            made = await calls.create_channel(client, channel_name(ask.demarche, people.title, people.group_label))
+            made, name = await calls.create_channel(client, channel_name(ask.demarche, people.title, people.group_label),
+                                                    asked=space.naming, asking=asking)
         except Refused as refused:
             report.not_done.append(_refusal(lang, "team.step_channel", refused))
-            return space
-        space = replace(space, channel=made, posted="", pinned=False, digest=False)
+            return named
+        space = replace(space, channel=made, naming=name, posted="", pinned=False, digest=False, since=_today())
         report.done.append(text(lang, "team.channel_made", channel=Mrkdwn(f"<#{made}>")))
     await spaces.save(space)
     return space
@@ -188,6 +206,9 @@ def _alone(subscription: Subscription, space: TeamSpace) -> bool:
 async def _room(services: Services, client: AsyncWebClient, spaces: TeamSpaces, space: TeamSpace, people: Roster, email: str,
                 lang: str, report: Report) -> TeamSpace:
     """The standing room: made once (restricted, owned by the person), posted once, pinned once."""
+    if space.room and space.posted and space.pinned:
+        report.done.append(text(lang, "team.room_kept"))
+        return space
     if not space.room:
         try:
             room = await services.rooms.create(email, AccessLevel.RESTRICTED)
@@ -229,6 +250,7 @@ async def _invite(client: AsyncWebClient, space: TeamSpace, user: str, people: R
     """Invites the instructeurs who have an account here (and the person); tells the person alone who has none."""
     if found is None:
         return
+    found = {email: account for email, account in found.items() if email in people.instructeurs}  # who still is one
     missing = [email for email, account in found.items() if account is None]
     wanted = {account for account in found.values() if account is not None} | {user}
     try:
@@ -237,7 +259,9 @@ async def _invite(client: AsyncWebClient, space: TeamSpace, user: str, people: R
     except Refused as refused:
         report.not_done.append(_refusal(lang, "team.step_invite", refused))
         came = -1
-    if came >= 0:
+    if came == 0:
+        report.done.append(text(lang, "team.invited_none"))
+    elif came > 0:
         report.done.append(counted(lang, "team.invited", came))
     if missing:
         report.private.append(counted(lang, "team.no_account", len(missing), total=len(people.instructeurs),
@@ -268,6 +292,10 @@ def _refusal(lang: str, step: str, refused: Refused) -> str:
 
 #: Slack's refusals a person may meet in a set-up, each in words (`team.refusal.<code>`)
 KNOWN = ("name_taken", "restricted_action", "channel_not_found", "is_archived", "not_in_channel", "too_many_pins")
+
+
+def _today() -> str:
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 async def _saved(spaces: TeamSpaces, space: TeamSpace) -> TeamSpace:

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import functools
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,7 @@ class FakeSlack:
     hollow: set[str] = field(default_factory=set)  # methods answering a bare {ok: true}, without their fields
     rate_limited: dict[str, int] = field(default_factory=dict)  # method → how many 429s to answer first
     slow: dict[str, float] = field(default_factory=dict)  # method → seconds to wait before answering
+    held: dict[str, threading.Event] = field(default_factory=dict)  # method → answered once the test sets it (30 s at most)
     base: str = ""
     socket_outbox: list[dict[str, Any]] = field(default_factory=list)  # envelopes to push over Socket Mode
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
@@ -258,6 +260,8 @@ class FakeSlack:
             return JSONResponse(refused)
         if method in self.slow:
             await asyncio.sleep(self.slow[method])
+        if method in self.held:  # the fake runs in its own thread: the test releases it from its own
+            await asyncio.to_thread(self.held[method].wait, 30)
         if self.rate_limited.get(method, 0) > 0:
             self.rate_limited[method] -= 1
             return JSONResponse({"ok": False, "error": "ratelimited"}, status_code=429, headers={"Retry-After": "0"})
@@ -404,6 +408,9 @@ class FakeSlack:
             return "im:write" if "," not in str(args.get("users", "")) else "mpim:write"
         if method == "conversations.create":  # a private channel is a group's to make, a public one channels:manage's
             return "groups:write" if str(args.get("is_private", "")).lower() in ("1", "true") else "channels:manage"
+        if method == "users.conversations":  # each kind listed needs its own read scope: the first lacking one
+            kinds = [_READ_SCOPE.get(kind, "") for kind in str(args.get("types") or "public_channel").split(",")]
+            return next((scope for scope in kinds if scope not in self.scopes), None)
         if method == "conversations.invite":
             private = self.channels.get(str(args.get("channel", "")), {}).get("private", str(args.get("channel", "")).startswith("G"))
             return "groups:write" if private else "channels:manage"
@@ -599,8 +606,30 @@ class FakeSlack:
         private = str(args.get("is_private", "")).lower() in ("1", "true")
         self.created += 1
         channel = f"{'G' if private else 'C'}0NEW{self.created:04d}"
-        self.channels[channel] = {"private": private, "member": True, "name": name, "team": team, "members": [BOT_USER]}
+        self.channels[channel] = {"private": private, "member": True, "name": name, "team": team, "members": [BOT_USER],
+                                  "creator": BOT_USER}
         return {"ok": True, "channel": {"id": channel, "name": name, "is_private": private, "is_member": True}}
+
+    def _users_conversations(self, args: dict) -> dict:
+        """As Slack to a bot: the conversations of `types` it is a member of (in the token's workspace),
+        each with its name, kind and creator, by pages of `limit` (1 to 999) with a cursor."""
+        kinds = str(args.get("types") or "public_channel").split(",")
+        if any(kind not in _READ_SCOPE for kind in kinds):
+            return {"ok": False, "error": "invalid_types"}
+        limit = int(args.get("limit") or 100)
+        if not 1 <= limit <= 999:
+            return {"ok": False, "error": "invalid_limit"}
+        team = str(args.get("team_id") or "") or None
+        archived_too = str(args.get("exclude_archived", "")).lower() not in ("1", "true")
+        mine = [{"id": channel, "name": info.get("name", ""), "is_private": bool(info.get("private")),
+                 "is_archived": bool(info.get("archived")), "creator": info.get("creator", "")}
+                for channel, info in sorted(self.channels.items())
+                if info.get("member") and not info.get("deleted") and not channel.startswith("D")
+                and ("private_channel" if info.get("private") else "public_channel") in kinds
+                and (archived_too or not info.get("archived")) and (team is None or info.get("team") in (team, None))]
+        start = int(args.get("cursor") or 0)
+        more = start + limit < len(mine)
+        return {"ok": True, "channels": mine[start:start + limit], "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
 
     def _conversations_members(self, args: dict) -> dict:
         """A channel's members (the bot's among them when it is in), by pages of `limit` with a cursor."""
@@ -716,6 +745,10 @@ class FakeSlack:
         if str(args.get("include_locale", "")).lower() not in ("1", "true"):
             user.pop("locale", None)
         return {"ok": True, "user": user}
+
+
+#: the read scope each kind of conversation needs in a list of them
+_READ_SCOPE = {"public_channel": "channels:read", "private_channel": "groups:read", "im": "im:read", "mpim": "mpim:read"}
 
 
 def json_arg(value: Any) -> Any:

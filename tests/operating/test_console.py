@@ -213,7 +213,8 @@ async def test_two_shells_on_one_redis_and_a_time_typed_in_a_window(operator_env
 def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     """`shell --demo` on a machine with nothing configured, as a new operator tries it first."""
     typed = "\n".join(["/room new restricted @bob #projet", "/digest subscribe 12345 at 08:30", "/digest now", "/dossier 24680",
-                       "7", "C'est accepté.", "/dossier watch 678", "/dossier team 12345", "home", "quit"]) + "\n"
+                       "7", "C'est accepté.", "/dossier watch 678", "/dossier team 12345",
+                       "/dossier team 12345", "/dossier team 12345 check", "home", "quit"]) + "\n"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "bot", "shell", "--demo", "--lang", "en"], input=typed, cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=120)
@@ -226,6 +227,9 @@ def test_the_demo_runs_every_readme_example_with_nothing_set(tmp_path):
     assert "Dossier n° 24680 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 24680" in out
     assert "You are watching n° 678" in out and "My dossiers" in out
     assert "Team space of n° 12345 · Aides aux associations (démo): ready." in out and "Call the team now" in out
+    assert out.count("[conversations.invite: #dn-12345-aides-aux-associations-demo ← @you]") == 1  # once: run again, nobody
+    assert "Everyone with an account here was already in the channel: nobody to invite." in out
+    assert "The channel has every instructeur who has an account here" in out  # the check sees who was invited
     assert not (tmp_path / "var").exists()  # nothing kept: the demo's Redis lived in a folder of its own
 
 

@@ -61,12 +61,15 @@ async def test_room_service_down_says_what_was_done_and_running_again_completes(
     said = text_of(await team(digest_bot, "101"))
     [channel] = made_channels(slack)
     assert "partly set up" in said and "Not done" in said and "the standing room" in said and "Run the same command again" in said
-    assert "made (private)" in said and "Daily digest here at 09:00" in said  # what did not need the room was done
+    assert "made (private)" in said and "Daily digest in the channel at 09:00" in said  # what did not need the room was done
     assert not meet.rooms and channel not in slack.pins
 
     meet.faults.clear()
     again = text_of(await team(digest_bot, "101"))
     assert "ready" in again and "as before" in again
+    assert "Everyone with an account here was already in the channel: nobody to invite." in again  # invited the first time
+    third = text_of(await team(digest_bot, "101"))
+    assert "Standing video room, pinned in the channel, as before." in third and "made" not in third
     assert list(made_channels(slack)) == [channel] and len(meet.rooms) == 1 and len(slack.pins[channel]) == 1
     assert len(await Subscriptions(redis).all("T0TEAM")) == 1
 
