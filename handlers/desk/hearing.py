@@ -63,10 +63,14 @@ def snooze_buttons(lang: str) -> list[ButtonElement]:
             ButtonElement(text=text(lang, "hear.snooze_tomorrow"), action_id=f"{SNOOZE}_tomorrow", value="tomorrow")]
 
 
-async def choose(services: Services, asker: Asker, lang: str, demarche: int, kind: Kind, level: Level) -> Message:
-    """Sets the asker's level for a kind in a démarche they watch."""
+async def choose(services: Services, asker: Asker, lang: str, demarche: int, kind: Kind, level: Level | None) -> Message:
+    """Sets the asker's level for a kind in a démarche they watch (None: says the level set)."""
     if demarche not in (await services.watches.of(asker.team_id, asker.user_id) or []):
         return plain(text(lang, "hear.not_watched", demarche=demarche))
+    if level is None:
+        level = await services.choices.level(asker.team_id, asker.user_id, demarche, kind)
+        return plain(text(lang, f"hear.is.{level.value}", kind=kind_name(lang, kind.value), demarche=demarche,
+                          word=shown_word(lang, f"typed.kind.{kind.value}")))
     await services.choices.choose(asker.team_id, asker.user_id, demarche, kind, level)
     return plain(text(lang, f"hear.chosen.{level.value}", kind=kind_name(lang, kind.value), demarche=demarche))
 
