@@ -86,11 +86,14 @@ async def quiet(services: Services, asker: Asker, lang: str, words: list[str]) -
         if chosen is None:
             return plain(text(lang, "hear.quiet_none"))
         return plain(text(lang, "hear.quiet_is", start=clock(lang, chosen.start), end=clock(lang, chosen.end)))
-    first = grammar.clock_time(words)
-    rest = [word for word in words[first[1]:] if word not in ("-", "→")] if first else []
+    hours_typed = [word for word in words if not grammar.is_typed(word, "typed.between")]  # `de 22 h à 7 h`
+    first = grammar.clock_time(hours_typed)
+    rest = hours_typed[first[1]:] if first else []
     second = grammar.clock_time(rest) if rest else None
-    if first is None or second is None or second[1] != len(rest) or first[0] == second[0]:
+    if first is None or second is None or second[1] != len(rest):
         return plain(text(lang, "hear.quiet_unread", words=quoted(" ".join(words), 60)))
+    if first[0] == second[0]:
+        return plain(text(lang, "hear.quiet_same", at=clock(lang, first[0])))
     await hours.set_quiet(asker.team_id, asker.user_id, Quiet(first[0], second[0]))
     return plain(text(lang, "hear.quiet_is", start=clock(lang, first[0]), end=clock(lang, second[0])))
 

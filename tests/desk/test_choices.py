@@ -87,6 +87,8 @@ async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: 
     assert "vous recevez les messages des usagers des seuls dossiers que vous suivez" \
         in text_of(await dossier(digest_bot, "watch 101 messages", user="U0BOB"))
     assert "vous recevez les dépôts de tous les dossiers" in text_of(await dossier(digest_bot, "watch 101 dépot tous", user="U0BOB"))
+    said = text_of(await dossier(digest_bot, "watch 101 aucun", user="U0BOB"))  # a level, and no kind
+    assert "Quel type de nouvelles ? Tapez `/dossier watch &lt;démarche&gt; &lt;type&gt; aucun`" in said and "`dépôts` : les dépôts" in said
     assert "Je ne connais pas le type `courriels`" in text_of(await dossier(digest_bot, "watch 101 courriels", user="U0BOB"))
     assert "You do not watch n° 202" in text_of(await dossier(digest_bot, "watch 202 deposits"))
 
@@ -131,6 +133,9 @@ async def test_quiet_hours_hold_the_news_and_send_it_in_one_dm_after(digest_bot:
     assert len(news(slack, ALICE_ID)) == 1  # sent once
     assert "No more quiet hours" in text_of(await dossier(digest_bot, "quiet off"))
     assert "can't read `25:00` as two hours" in text_of(await dossier(digest_bot, "quiet 25:00"))
+    assert "start and end at two different hours (here, 22:00 twice)" in text_of(await dossier(digest_bot, "quiet 22:00 22:00"))
+    assert "Heures calmes de 22 h à 7 h (votre heure)" in text_of(await dossier(digest_bot, "quiet de 22 h à 7 h", user="U0BOB"))
+    assert "Quiet hours from 22:00 to 07:00" in text_of(await dossier(digest_bot, "quiet from 10pm to 7am"))
 
 
 async def test_a_snooze_holds_the_news_an_hour_or_until_their_morning(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
