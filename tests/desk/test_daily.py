@@ -165,7 +165,7 @@ async def test_followed_by_nobody_and_corrections_received(digest_bot: Bot, ds: 
         in text_of(alices)
     assert opened(alices) == [str(corrected.number), str(nobodys.number)]
     [bobs] = dailies(slack, "U0BOB")
-    assert "1 corrigé par l'usager depuis hier · 1 suivi par personne" in text_of(bobs)
+    assert "1 corrigé par l'usager depuis hier · 1 que personne ne suit" in text_of(bobs)
     [suds] = dailies(slack, "U0SUD")
     assert "1 followed by nobody" in text_of(suds) and "corrected" not in text_of(suds)
     assert opened(suds) == [str(souths.number)]
