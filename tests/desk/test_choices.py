@@ -89,6 +89,7 @@ async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: 
     assert "vous recevez les dépôts de tous les dossiers" in text_of(await dossier(digest_bot, "watch 101 dépot tous", user="U0BOB"))
     said = text_of(await dossier(digest_bot, "watch 101 aucun", user="U0BOB"))  # a level, and no kind
     assert "Quel type de nouvelles ? Tapez `/dossier watch &lt;démarche&gt; &lt;type&gt; aucun`" in said and "`dépôts` : les dépôts" in said
+    assert "`/dossier watch off` stops watching altogether" in text_of(await dossier(digest_bot, "watch 101 off"))
     assert "Je ne connais pas le type `courriels`" in text_of(await dossier(digest_bot, "watch 101 courriels", user="U0BOB"))
     assert "You do not watch n° 202" in text_of(await dossier(digest_bot, "watch 202 deposits"))
 
