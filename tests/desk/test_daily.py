@@ -169,3 +169,17 @@ async def test_followed_by_nobody_and_corrections_received(digest_bot: Bot, ds: 
     [suds] = dailies(slack, "U0SUD")
     assert "1 followed by nobody" in text_of(suds) and "corrected" not in text_of(suds)
     assert opened(suds) == [str(souths.number)]
+
+
+async def test_past_a_page_of_open_dossiers_the_count_is_a_floor(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                  demarche: FakeDemarche) -> None:
+    """One request a démarche reads the first 100 dossiers of each open state: past them, "at least"."""
+    first = [ds.deposit(101) for _ in range(101)]
+    await dossier(digest_bot, "watch 101")
+    await dossier(digest_bot, "daily 08:30")
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    await run_due(daily, at(dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2), 8, 30, "Europe/Paris"))
+    [alices] = dailies(slack, "U0ALICE")
+    assert "at least 100 followed by nobody" in text_of(alices)
+    assert opened(alices) == [str(d.number) for d in first[:5]]  # the oldest first
