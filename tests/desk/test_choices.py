@@ -210,7 +210,8 @@ async def test_home_opens_a_window_per_demarche_and_saves_the_choices(digest_bot
     levels = await digest_bot.runtime.redis.hgetall(redis_key("desk-choices", TEAM, ALICE_ID, "101"))
     assert levels == {"deposited": "off", "state": "all"}  # the service's defaults are not kept
     home = last_view(slack, "views.publish")
-    assert "Saved: what you hear of n° 101" in text_of(home) and "deposits: nothing" in text_of(home)
+    assert "Saved: what you hear of n° 101" in text_of(home)
+    assert "deposits: nothing · changes of state: every dossier of your groups" in text_of(home)
     # a window forged for a démarche she does not watch changes nothing
     await digest_bot.post(view_submission_body("hear_choices", chosen, "202", ALICE_ID))
     await digest_bot.runtime.tasks.drain(20)
