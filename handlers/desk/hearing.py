@@ -67,12 +67,12 @@ async def choose(services: Services, asker: Asker, lang: str, demarche: int, kin
     """Sets the asker's level for a kind in a démarche they watch (None: says the level set)."""
     if demarche not in (await services.watches.of(asker.team_id, asker.user_id) or []):
         return plain(text(lang, "hear.not_watched", demarche=demarche))
+    named = {"kind": kind_name(lang, kind.value), "demarche": demarche, "word": shown_word(lang, f"typed.kind.{kind.value}")}
     if level is None:
         level = await services.choices.level(asker.team_id, asker.user_id, demarche, kind)
-        return plain(text(lang, f"hear.is.{level.value}", kind=kind_name(lang, kind.value), demarche=demarche,
-                          word=shown_word(lang, f"typed.kind.{kind.value}")))
+        return plain(text(lang, f"hear.is.{level.value}", **named))
     await services.choices.choose(asker.team_id, asker.user_id, demarche, kind, level)
-    return plain(text(lang, f"hear.chosen.{level.value}", kind=kind_name(lang, kind.value), demarche=demarche))
+    return plain(text(lang, f"hear.chosen.{level.value}", **named))
 
 
 async def quiet(services: Services, asker: Asker, lang: str, words: list[str]) -> Message:

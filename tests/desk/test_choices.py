@@ -70,7 +70,7 @@ async def test_each_level_lets_through_what_it_says(digest_bot: Bot, ds: FakeDS,
 async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     await watching(digest_bot, ALICE_ID, "U0BOB")
     said = text_of(await dossier(digest_bot, "watch 101 dépôts aucun", user="U0BOB"))
-    assert "Vous ne recevez plus les dépôts sur la démarche n° 101" in said
+    assert "Vous ne recevez plus les dépôts sur la démarche n° 101. `/dossier watch 101 dépôts tous` (ou `suivis`) les rétablit." in said
     assert await digest_bot.runtime.redis.hget(redis_key("desk-choices", TEAM, "U0BOB", "101"), "deposited") == "off"
     typo = text_of(await dossier(digest_bot, "watch 101 depsits off"))
     assert "I don't know the kind `depsits`" in typo and "`deposits`: deposits" in typo and "`labels`: changes of labels" in typo
