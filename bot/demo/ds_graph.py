@@ -63,7 +63,8 @@ class Graph:
                     for g in demarche.groups if closed is None or g.closed == closed]}
 
     def dossiers(self, number: int, first: int | None = None, after: str | None = None,
-                 updatedSince: str | None = None, createdSince: str | None = None, **_: Any) -> dict[str, Any]:
+                 updatedSince: str | None = None, createdSince: str | None = None, state: str | None = None,
+                 **_: Any) -> dict[str, Any]:
         hostile = self.ds.hostile.get(number)
         if hostile in ("loop", "endless", "too_many"):
             return self._hostile_page(number, hostile, after)
@@ -77,6 +78,9 @@ class Graph:
             if createdSince:
                 start = bisect_right(keys, (_parse_time(createdSince), -1))
                 keys, items = keys[start:], items[start:]
+        if state:  # `state:`: only the dossiers in that state, in the same order
+            kept = [(k, d) for k, d in zip(keys, items, strict=True) if d.state == state]
+            keys, items = [k for k, _ in kept], [d for _, d in kept]
         return _connection(keys, items, first, after, lambda d: self.node(demarche, d))
 
     def dossier(self, number: int) -> dict[str, Any]:

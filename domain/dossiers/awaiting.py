@@ -1,9 +1,11 @@
 """What awaits a person in a démarche: late dossiers, SVA/SVR dates soon or past, applicants waiting
-for an answer — for Home's "My dossiers" and the digest's "Show them" list, as data.
+for an answer — for Home's "My dossiers" and the digest's "Show them" list, as data; and, for the
+daily DM (`today`), the dossiers followed by nobody and the corrections received.
 
-Read from what the digest and the watch keep (no request but the member list, kept a few minutes),
-and only of what is theirs as the service lists it now: their groups (an administrator with no
-group: the whole démarche); rights that ended show nothing.
+Read from what the digest and the watch keep (no request but the member list, kept a few minutes;
+the daily DM's one request more a démarche, `clients.dossiers.open_dossiers`), and only of what is
+theirs as the service lists it now: their groups (an administrator with no group: the whole
+démarche); rights that ended show nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from clients.dossiers import errors
 from clients.dossiers.accounts import DossierAccount
+from clients.dossiers.open_dossiers import Open, open_dossiers
+from clients.dossiers.rate_limit import Priority, with_priority
 from clients.dossiers.records import needing
 from clients.dossiers.watch import Watches
 from clients.once import Once
@@ -37,16 +41,21 @@ class Awaiting:
     counted: bool = True  # False: no count kept yet ("nothing needs doing" would be a guess)
     needs: dict[str, list[int]] = field(default_factory=dict)  # by kind of NEEDS: dossier numbers
     unanswered: list[int] = field(default_factory=list)  # dossiers whose applicant waits for an answer
+    corrected: list[int] = field(default_factory=list)  # the applicant submitted a correction in the last day
+    unfollowed: list[int] = field(default_factory=list)  # open, and followed by nobody
+    unfollowed_more: bool = False  # more than a page of open dossiers: `unfollowed` is a floor
 
     @property
     def pressing(self) -> list[int]:
         """The dossiers to open, the most pressing first."""
-        return list(dict.fromkeys([*self.needs.get("overdue", []), *self.unanswered, *self.needs.get("late", []),
-                                   *self.needs.get("due_soon", [])]))
+        return list(dict.fromkeys([*self.needs.get("overdue", []), *self.corrected, *self.unanswered,
+                                   *self.needs.get("late", []), *self.needs.get("due_soon", []), *self.unfollowed]))
 
 
-async def awaiting(account: DossierAccount, watches: Watches, number: int, email: str, late_days: int) -> Awaiting | None:
-    """None when nothing needs doing there, or nothing of it is theirs (any more)."""
+async def awaiting(account: DossierAccount, watches: Watches, number: int, email: str, late_days: int,
+                   today: dt.datetime | None = None) -> Awaiting | None:
+    """None when nothing needs doing there, or nothing of it is theirs (any more). With `today`
+    (the daily DM), the dossiers followed by nobody and the corrections received too, read now."""
     try:
         membership = await account.access.membership(number)
     except errors.DossierServiceError as error:
@@ -56,14 +65,34 @@ async def awaiting(account: DossierAccount, watches: Watches, number: int, email
     if not mine and not membership.administrator(email):
         return None  # rights that ended: nothing of it is theirs now
     groups = mine or None  # an administrator with no group: the whole démarche
+    found = await _open(account, number, today, groups) if today is not None else Open([], [])
+    opened = Awaiting(number, membership.title, corrected=[n for n, _ in found.corrected],
+                      unfollowed=[n for n, _ in found.unfollowed], unfollowed_more=found.more)
     if not await account.counter.counted(number):
-        return Awaiting(number, membership.title, counted=False)
+        return replace(opened, counted=False)
     needs = needing(await account.counter.records(number), dt.datetime.now(dt.UTC), late_days, groups)
-    waiting = sorted(n for n, group in (await watches.unanswered(account.name, number)).items()
-                     if groups is None or group in groups)
-    if not needs and not waiting:
+    waiting = sorted(n for n, _ in _in(list((await watches.unanswered(account.name, number)).items()), groups))
+    if not needs and not waiting and not found.corrected and not found.unfollowed:
         return None
-    return Awaiting(number, membership.title, needs=needs, unanswered=waiting)
+    return replace(opened, needs=needs, unanswered=waiting)
+
+
+@with_priority(Priority.ASKED)
+async def _open(account: DossierAccount, number: int, now: dt.datetime, groups: set[int] | None) -> Open:
+    """The daily DM's one request a démarche, of the person's groups (all for None); nothing when
+    it cannot be read now (the rest is said)."""
+    if account.desk is None:
+        return Open([], [])
+    try:
+        found = await open_dossiers(account.desk.service, number, now)
+    except errors.DossierServiceError as error:
+        log.info("daily DM: open dossiers of n° %d not read: %s", number, error.reason)
+        return Open([], [])
+    return Open(_in(found.unfollowed, groups), _in(found.corrected, groups), more=found.more)
+
+
+def _in(dossiers: list[tuple[int, int | None]], groups: set[int] | None) -> list[tuple[int, int | None]]:
+    return [(n, group) for n, group in dossiers if groups is None or group in groups]
 
 
 class Shown(enum.Enum):

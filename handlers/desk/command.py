@@ -35,7 +35,7 @@ class Request:
     demarches: tuple[int, ...] = ()
     problem: str = ""  # the words that were not understood
     kind: Kind | None = None  # `watch <n> <kind> <level>`
-    level: Level | None = None
+    level: Level | None = None  # None: say the level set
     words: tuple[str, ...] = ()  # what follows `quiet`, `snooze`, `daily`
 
 
@@ -66,7 +66,10 @@ def _watch(words: list[str], typed: str) -> Request:
 
 
 def _hear(numbers: tuple[int, ...], others: list[str], typed: str) -> Request:
-    """`watch <démarche> <kind> all|followed|off`, its words in any order."""
+    """`watch <démarche> <kind> all|followed|off`, its words in any order; `watch <démarche> <kind>`: the level set."""
+    if len(numbers) == 1 and len(others) == 1:  # `watch 678 messages`: what is set; `watch 678 off`: which kind?
+        kind = read_kind(others[0])
+        return Request("hear", demarches=numbers, kind=kind) if kind else Request("kind_unknown", problem=others[0])
     if len(numbers) != 1 or len(others) != 2:
         return Request("unknown", problem=typed)
     first, second = others
@@ -100,10 +103,11 @@ def register(app: AsyncApp, services: Services) -> None:
                     return await watch_on(services, asker, email, lang, request.demarches)
                 case "unwatch":
                     return await watch_off(services, asker, lang)
-                case "hear" if request.kind is not None and request.level is not None:
+                case "hear" if request.kind is not None:
                     return await choose(services, asker, lang, request.demarches[0], request.kind, request.level)
-                case "kind_unknown":
-                    return plain(text(lang, "hear.kind_unknown", words=quoted(request.problem, 30), kinds=Mrkdwn(kinds_listed(lang))))
+                case "kind_unknown":  # a level alone is a kind missing
+                    key = "hear.kind_missing" if read_level(request.problem) else "hear.kind_unknown"
+                    return plain(text(lang, key, words=quoted(request.problem, 30), kinds=Mrkdwn(kinds_listed(lang))))
                 case "level_unknown":
                     return plain(text(lang, "hear.level_unknown", words=quoted(request.problem, 30)))
                 case "quiet":

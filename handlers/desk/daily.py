@@ -1,7 +1,9 @@
 """`/dossier daily 08:30` (`off`; alone: what is set): a personal DM at the hour the person chose, in
 their own zone, of what awaits them today in the démarches they watch — late dossiers, SVA/SVR dates
-within 7 days or past, applicants awaiting an answer — grouped by démarche, with each dossier's card
-button (the lines of Home's "My dossiers", `mine.py`). Nothing is sent on a day with nothing.
+within 7 days or past, applicants awaiting an answer (the lines of Home's "My dossiers", `mine.py`),
+and, read when the DM is made (one request a démarche), corrections received in the last day and
+dossiers followed by nobody — grouped by démarche, with each dossier's card button. Nothing is sent
+on a day with nothing.
 
 The scheduler asks every poll which DMs are due; whichever process takes a person's lease for the
 day sends it, and marks the day sent once it went: once a day per person, across processes, and
@@ -96,21 +98,22 @@ class DailyDMs:
         if daily is not None and profile.tz and profile.tz != daily.zone:  # they moved: their hour follows them
             await hours.set_daily(team, user, Daily(daily.at, profile.tz))
         lang = language_of(profile, self.services.default_language)
-        message = None if profile.deleted else await self.message(team, email, lang, await self.services.watches.of(team, user) or [])
+        watched = await self.services.watches.of(team, user) or []
+        message = None if profile.deleted else await self.message(team, email, lang, watched, dt.datetime.now(dt.UTC))
         sent = message is not None and await attempted(client.chat_postMessage(channel=user, unfurl_links=False,
                                                                                  **message.payload()),
                                                        "sending a daily DM") is not None
         await hours.daily_done(team, user, day)
         return sent
 
-    async def message(self, team: str, email: str, lang: str, watched: list[int]) -> Message | None:
+    async def message(self, team: str, email: str, lang: str, watched: list[int], now: dt.datetime) -> Message | None:
         """What awaits the person today, démarche by démarche; None on a day with nothing."""
         account = await self.services.accounts.for_team(team)
         if account is None or self.services.digests is None:
             return None
         blocks: list[Block] = [header(text(lang, "daily.title"))]
         for number in watched[:MOST_DEMARCHES]:
-            found = await needs_line(self.services, account, number, email, lang, self.services.digests.late_days)
+            found = await needs_line(self.services, account, number, email, lang, self.services.digests.late_days, now)
             if found is None or not found[1]:
                 continue
             line, numbers = found

@@ -63,12 +63,16 @@ def snooze_buttons(lang: str) -> list[ButtonElement]:
             ButtonElement(text=text(lang, "hear.snooze_tomorrow"), action_id=f"{SNOOZE}_tomorrow", value="tomorrow")]
 
 
-async def choose(services: Services, asker: Asker, lang: str, demarche: int, kind: Kind, level: Level) -> Message:
-    """Sets the asker's level for a kind in a démarche they watch."""
+async def choose(services: Services, asker: Asker, lang: str, demarche: int, kind: Kind, level: Level | None) -> Message:
+    """Sets the asker's level for a kind in a démarche they watch (None: says the level set)."""
     if demarche not in (await services.watches.of(asker.team_id, asker.user_id) or []):
         return plain(text(lang, "hear.not_watched", demarche=demarche))
+    named = {"kind": kind_name(lang, kind.value), "demarche": demarche, "word": shown_word(lang, f"typed.kind.{kind.value}")}
+    if level is None:
+        level = await services.choices.level(asker.team_id, asker.user_id, demarche, kind)
+        return plain(text(lang, f"hear.is.{level.value}", **named))
     await services.choices.choose(asker.team_id, asker.user_id, demarche, kind, level)
-    return plain(text(lang, f"hear.chosen.{level.value}", kind=kind_name(lang, kind.value), demarche=demarche))
+    return plain(text(lang, f"hear.chosen.{level.value}", **named))
 
 
 async def quiet(services: Services, asker: Asker, lang: str, words: list[str]) -> Message:
@@ -82,11 +86,14 @@ async def quiet(services: Services, asker: Asker, lang: str, words: list[str]) -
         if chosen is None:
             return plain(text(lang, "hear.quiet_none"))
         return plain(text(lang, "hear.quiet_is", start=clock(lang, chosen.start), end=clock(lang, chosen.end)))
-    first = grammar.clock_time(words)
-    rest = [word for word in words[first[1]:] if word not in ("-", "→")] if first else []
+    hours_typed = [word for word in words if not grammar.is_typed(word, "typed.between")]  # `de 22 h à 7 h`
+    first = grammar.clock_time(hours_typed)
+    rest = hours_typed[first[1]:] if first else []
     second = grammar.clock_time(rest) if rest else None
-    if first is None or second is None or second[1] != len(rest) or first[0] == second[0]:
+    if first is None or second is None or second[1] != len(rest):
         return plain(text(lang, "hear.quiet_unread", words=quoted(" ".join(words), 60)))
+    if first[0] == second[0]:
+        return plain(text(lang, "hear.quiet_same", at=clock(lang, first[0])))
     await hours.set_quiet(asker.team_id, asker.user_id, Quiet(first[0], second[0]))
     return plain(text(lang, "hear.quiet_is", start=clock(lang, first[0]), end=clock(lang, second[0])))
 

@@ -51,7 +51,7 @@ async def hearing_section(services: Services, team: str, user: str, lang: str) -
     blocks: list[Block] = [HeaderBlock(text=text(lang, "hear.home_title"))]
     for number in watched[:MOST_DEMARCHES]:
         levels = await services.choices.levels(team, user, number)
-        changed = [text(lang, "hear.home_changed", kind=kind_name(lang, kind.value), level=text(lang, f"hear.level.{level.value}"))
+        changed = [text(lang, "hear.home_changed", kind=kind_name(lang, kind.value), level=text(lang, f"hear.home_level.{level.value}"))
                    for kind, level in levels.items() if level is not DEFAULTS[kind]]
         line = text(lang, "hear.home_line", demarche=number,
                     choices=Mrkdwn(" · ".join(changed) if changed else text(lang, "hear.home_defaults")))
@@ -63,10 +63,12 @@ async def hearing_section(services: Services, team: str, user: str, lang: str) -
 
 
 async def _when(services: Services, team: str, user: str, lang: str) -> str:
-    """Their quiet hours and snooze, in their zone."""
+    """Their quiet hours, snooze and daily message, in their zone."""
     quiet = await services.hours.quiet(team, user)
     parts = [text(lang, "hear.home_quiet", start=clock(lang, quiet.start), end=clock(lang, quiet.end)) if quiet
              else text(lang, "hear.home_no_quiet")]
+    daily = await services.hours.daily(team, user)
+    parts.append(text(lang, "hear.home_daily", at=clock(lang, daily.at)) if daily else text(lang, "hear.home_no_daily"))
     snoozed = await services.hours.snoozed_until(team, user)
     if snoozed is not None and snoozed > dt.datetime.now(dt.UTC):
         parts.append(text(lang, "hear.home_snoozed", until=clock(lang, snoozed)))

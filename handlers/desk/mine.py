@@ -5,6 +5,7 @@ but the member list, kept a few minutes)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -75,16 +76,22 @@ async def my_dossiers(services: Services, team: str, user: str, email: str, lang
 
 
 async def needs_line(services: Services, account: DossierAccount, number: int, email: str, lang: str,
-                 late_days: int) -> tuple[str, list[int]] | None:
+                     late_days: int, today: dt.datetime | None = None) -> tuple[str, list[int]] | None:
     """A démarche's line for the person, and its dossiers to open, the most pressing first; None
-    when nothing needs doing there, or nothing of it is theirs (any more)."""
-    found = await awaiting(account, services.watches, number, email, late_days)
+    when nothing needs doing there, or nothing of it is theirs (any more). With `today` (the daily
+    DM), the dossiers followed by nobody and the corrections received too."""
+    found = await awaiting(account, services.watches, number, email, late_days, today)
     if found is None:
         return None
-    if not found.counted:
-        return text(lang, "desk.home.not_counted", title=found.title, number=number), []
     parts = [counted(lang, f"desk.home.{why}", len(found.needs[why])) for why in NEEDS if why in found.needs]
+    if found.corrected:
+        parts.append(counted(lang, "desk.home.corrected", len(found.corrected)))
     if found.unanswered:
         parts.append(counted(lang, "desk.home.unanswered", len(found.unanswered)))
+    if found.unfollowed:
+        parts.append(counted(lang, "desk.home.unfollowed_more" if found.unfollowed_more else "desk.home.unfollowed",
+                             len(found.unfollowed)))
+    if not found.counted and not parts:
+        return text(lang, "desk.home.not_counted", title=found.title, number=number), []
     line = text(lang, "desk.home.line", title=found.title, number=number, needs=Mrkdwn(" · ".join(parts)))
     return line, found.pressing

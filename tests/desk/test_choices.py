@@ -70,7 +70,7 @@ async def test_each_level_lets_through_what_it_says(digest_bot: Bot, ds: FakeDS,
 async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> None:
     await watching(digest_bot, ALICE_ID, "U0BOB")
     said = text_of(await dossier(digest_bot, "watch 101 dépôts aucun", user="U0BOB"))
-    assert "Vous ne recevez plus les dépôts sur la démarche n° 101" in said
+    assert "Vous ne recevez plus les dépôts sur la démarche n° 101. `/dossier watch 101 dépôts tous` (ou `suivis`) les rétablit." in said
     assert await digest_bot.runtime.redis.hget(redis_key("desk-choices", TEAM, "U0BOB", "101"), "deposited") == "off"
     typo = text_of(await dossier(digest_bot, "watch 101 depsits off"))
     assert "I don't know the kind `depsits`" in typo and "`deposits`: deposits" in typo and "`labels`: changes of labels" in typo
@@ -79,7 +79,19 @@ async def test_the_command_in_both_languages_and_its_typos(digest_bot: Bot, ds: 
     assert "You do not watch n° 202" in text_of(await dossier(digest_bot, "watch 202 deposits off"))
     assert "I don't know the level `al`: type `all`" in text_of(await dossier(digest_bot, "watch 101 deposits al"))
     assert "Je ne connais pas le niveau `tou`" in text_of(await dossier(digest_bot, "watch 101 tou dépôts", user="U0BOB"))
-    assert "I don't know `watch 101 deposits`" in text_of(await dossier(digest_bot, "watch 101 deposits"))
+    # a kind alone says what is set, and how to change it; a word alone that is no kind lists the kinds
+    assert "On n° 101 you hear deposits of every dossier of your groups. `/dossier watch 101 deposits followed`" \
+        in text_of(await dossier(digest_bot, "watch 101 deposits"))
+    assert "Sur la démarche n° 101, vous ne recevez pas les dépôts. `/dossier watch 101 dépôts tous` (ou `suivis`) les rétablit." \
+        in text_of(await dossier(digest_bot, "watch 101 dépôts", user="U0BOB"))
+    assert "vous recevez les messages des usagers des seuls dossiers que vous suivez" \
+        in text_of(await dossier(digest_bot, "watch 101 messages", user="U0BOB"))
+    assert "vous recevez les dépôts de tous les dossiers" in text_of(await dossier(digest_bot, "watch 101 dépot tous", user="U0BOB"))
+    said = text_of(await dossier(digest_bot, "watch 101 aucun", user="U0BOB"))  # a level, and no kind
+    assert "Quel type de nouvelles ? Tapez `/dossier watch &lt;démarche&gt; &lt;type&gt; aucun`" in said and "`dépôts` : les dépôts" in said
+    assert "`/dossier watch off` stops watching altogether" in text_of(await dossier(digest_bot, "watch 101 off"))
+    assert "Je ne connais pas le type `courriels`" in text_of(await dossier(digest_bot, "watch 101 courriels", user="U0BOB"))
+    assert "You do not watch n° 202" in text_of(await dossier(digest_bot, "watch 202 deposits"))
 
 
 async def test_the_mute_button_changes_only_the_clickers_choices(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
@@ -122,6 +134,9 @@ async def test_quiet_hours_hold_the_news_and_send_it_in_one_dm_after(digest_bot:
     assert len(news(slack, ALICE_ID)) == 1  # sent once
     assert "No more quiet hours" in text_of(await dossier(digest_bot, "quiet off"))
     assert "can't read `25:00` as two hours" in text_of(await dossier(digest_bot, "quiet 25:00"))
+    assert "start and end at two different hours (here, 22:00 twice)" in text_of(await dossier(digest_bot, "quiet 22:00 22:00"))
+    assert "Heures calmes de 22 h à 7 h (votre heure)" in text_of(await dossier(digest_bot, "quiet de 22 h à 7 h", user="U0BOB"))
+    assert "Quiet hours from 22:00 to 07:00" in text_of(await dossier(digest_bot, "quiet from 10pm to 7am"))
 
 
 async def test_a_snooze_holds_the_news_an_hour_or_until_their_morning(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
@@ -180,6 +195,7 @@ async def test_home_opens_a_window_per_demarche_and_saves_the_choices(digest_bot
     await send_event(digest_bot, home_opened(ALICE_ID))
     home = last_view(slack, "views.publish")
     assert "What you hear" in text_of(home) and "as the dossier service would e-mail you" in text_of(home)
+    assert "No daily message (`/dossier daily 08:30`)" in text_of(home) and "Snooze for an hour" in json.dumps(home)
     assert (await digest_bot.post(home_action("hear_open_101", "101"))).status_code == 200
     await digest_bot.runtime.tasks.drain(20)
     window = last_view(slack, "views.open")
@@ -194,16 +210,19 @@ async def test_home_opens_a_window_per_demarche_and_saves_the_choices(digest_bot
     levels = await digest_bot.runtime.redis.hgetall(redis_key("desk-choices", TEAM, ALICE_ID, "101"))
     assert levels == {"deposited": "off", "state": "all"}  # the service's defaults are not kept
     home = last_view(slack, "views.publish")
-    assert "Saved: what you hear of n° 101" in text_of(home) and "deposits: Nothing" in text_of(home)
+    assert "Saved: what you hear of n° 101" in text_of(home)
+    assert "deposits: nothing · changes of state: every dossier of your groups" in text_of(home)
     # a window forged for a démarche she does not watch changes nothing
     await digest_bot.post(view_submission_body("hear_choices", chosen, "202", ALICE_ID))
     await digest_bot.runtime.tasks.drain(20)
     assert "You do not watch n° 202" in text_of(last_view(slack, "views.publish"))
     assert not await digest_bot.runtime.redis.exists(redis_key("desk-choices", TEAM, ALICE_ID, "202"))
 
+    await dossier(digest_bot, "daily 08:30")
     assert (await digest_bot.post(home_action("news_snooze_hour", "hour"))).status_code == 200  # snooze from Home
     await digest_bot.runtime.tasks.drain(20)
     assert "snoozed until" in text_of(last_view(slack, "views.publish"))
+    assert "Daily message at 08:30 (`/dossier daily`)" in text_of(last_view(slack, "views.publish"))
     ds.now = later()
     ds.deposit(101)
     await a_round(digest_bot)

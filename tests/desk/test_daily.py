@@ -14,7 +14,8 @@ from bot.demo.ds_data import FakeDemarche
 from clients.redis_keys import key as redis_key
 from handlers.desk.daily import DailyDMs
 from tests.conftest import Bot, text_of
-from tests.desk.conftest import dossier
+from tests.desk.conftest import BOB, dossier
+from tests.digest.commands import ALICE
 from tests.fakes.slack import TEAM, FakeSlack
 
 
@@ -119,3 +120,66 @@ async def test_a_process_that_died_sending_is_replaced_after_its_lease(digest_bo
     await digest_bot.runtime.redis.delete(redis_key("desk-daily-lease", TEAM, "U0ALICE", day.isoformat()))  # its minutes passed
     await run_due(daily, at(day, 8, 40, "Europe/Paris"))
     assert len(dailies(slack, "U0ALICE")) == 1
+
+
+def opened(message: dict) -> list[str]:
+    """The dossiers a DM's card buttons open, in order."""
+    return [e["value"] for b in message["blocks"] for e in b.get("elements", []) if e.get("action_id", "").startswith("dossier_open")]
+
+
+async def test_followed_by_nobody_and_corrections_received(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                           demarche: FakeDemarche) -> None:
+    """Read when the DM is made, in one request a démarche, of the person's groups only: open
+    dossiers nobody follows; corrections the applicant submitted in the last day (not one withdrawn
+    by an instructeur, not one submitted the day before)."""
+    ds.now = dt.datetime.now(dt.UTC) - dt.timedelta(days=3)
+    old = ds.deposit(101)
+    old.followers.add(BOB)
+    ds.acts.write(demarche, old, BOB, "Il manque la pièce 2", correction="incomplete")
+    ds.resolve_correction(101, old.number)  # three days ago: not today's
+    ds.now = dt.datetime.now(dt.UTC) - dt.timedelta(hours=3)
+    nobodys = ds.deposit(101)
+    followed = ds.deposit(101, "en_instruction")
+    followed.followers.add(BOB)
+    ds.deposit(101, "accepte")  # decided: nobody needs to follow it
+    souths = ds.deposit(101, group=2)  # Sud's group: not Alice's nor Bob's
+    corrected = ds.deposit(101)
+    corrected.followers.add(ALICE)
+    ds.acts.write(demarche, corrected, ALICE, "Le RIB est illisible", correction="incorrect")
+    ds.resolve_correction(101, corrected.number)
+    withdrawn = ds.deposit(101, "en_instruction")
+    withdrawn.followers.add(BOB)
+    asked = ds.acts.write(demarche, withdrawn, BOB, "Pièce 3 ?", correction="incomplete")
+    asked.resolved = ds.now  # withdrawn by Bob, as dossierAnnulerDemandeCorrection does: the answers did not change
+    for user in ("U0ALICE", "U0BOB", "U0SUD"):
+        await dossier(digest_bot, "watch 101", user=user)
+        await dossier(digest_bot, "daily 08:30", user=user)
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
+    before = len(ds.queries)
+    await run_due(daily, at(day, 8, 30, "Europe/Paris"))
+    assert [q["operationName"] for q in ds.queries[before:]].count("getOpenDossiers") == 3  # one a DM a démarche
+    [alices] = dailies(slack, "U0ALICE")
+    assert "Subvention &lt;vélo&gt;* (n° 101): 1 corrected by the applicant since yesterday · 1 followed by nobody" \
+        in text_of(alices)
+    assert opened(alices) == [str(corrected.number), str(nobodys.number)]
+    [bobs] = dailies(slack, "U0BOB")
+    assert "1 corrigé par l'usager depuis hier · 1 que personne ne suit" in text_of(bobs)
+    [suds] = dailies(slack, "U0SUD")
+    assert "1 followed by nobody" in text_of(suds) and "corrected" not in text_of(suds)
+    assert opened(suds) == [str(souths.number)]
+
+
+async def test_past_a_page_of_open_dossiers_the_count_is_a_floor(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                  demarche: FakeDemarche) -> None:
+    """One request a démarche reads the first 100 dossiers of each open state: past them, "at least"."""
+    first = [ds.deposit(101) for _ in range(101)]
+    await dossier(digest_bot, "watch 101")
+    await dossier(digest_bot, "daily 08:30")
+    daily = digest_bot.runtime.daily
+    assert daily is not None
+    await run_due(daily, at(dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2), 8, 30, "Europe/Paris"))
+    [alices] = dailies(slack, "U0ALICE")
+    assert "at least 100 followed by nobody" in text_of(alices)
+    assert opened(alices) == [str(d.number) for d in first[:5]]  # the oldest first

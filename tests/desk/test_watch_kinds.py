@@ -189,6 +189,29 @@ async def test_a_dm_slack_refuses_for_good_drops_the_watch(digest_bot: Bot, ds: 
     assert news(slack, "U0BOB") == []  # not tried again
 
 
+async def test_a_dm_slack_refuses_for_now_is_held_and_sent_once_next_round(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                          demarche: FakeDemarche, followed: FakeDossier) -> None:
+    """Slack refuses a DM for now (rate limited, its own error): what it told is held again, with
+    what comes meanwhile, and a round after sends it all in one DM, each item once; the watch stays."""
+    n = followed.number
+    ds.modify(101, n)
+    slack.dm_refusals["U0BOB"] = "ratelimited"
+    await a_round(digest_bot)
+    assert news(slack, "U0BOB") == [] and ("chat.postMessage", "U0BOB") in [(c.method, c.args.get("channel")) for c in slack.calls]
+    slack.dm_refusals["U0BOB"] = "internal_error"
+    ds.annotate(101, n)
+    await a_round(digest_bot)  # the held item and the new one, refused again: both held again
+    assert news(slack, "U0BOB") == []
+    del slack.dm_refusals["U0BOB"]
+    await a_round(digest_bot)  # nothing new in the service: what was held goes
+    [bobs] = news(slack, "U0BOB")
+    assert text_of(bobs).count(f"L'usager a modifié ses réponses sur le dossier n° {n}") == 1
+    assert text_of(bobs).count(f"Les annotations privées du dossier n° {n} ont été modifiées") == 1
+    await a_round(digest_bot)
+    assert len(news(slack, "U0BOB")) == 1
+    assert await watches(digest_bot).of(TEAM, "U0BOB") == [101]
+
+
 async def test_a_dossier_sent_elsewhere_from_the_card_is_not_told_to_who_sent_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
                                                                                  demarche: FakeDemarche, followed: FakeDossier) -> None:
     """The card's acts note who acted (the service does not say who re-routes): Alice sends the

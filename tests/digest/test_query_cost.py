@@ -15,6 +15,7 @@ from bot.demo.ds import FakeDS
 from bot.demo.ds_cost import MAX_DEPTH, cost, depth
 from clients.dossiers import errors
 from clients.dossiers.desk import DOCUMENTS
+from clients.dossiers.open_dossiers import GET_OPEN_DOSSIERS
 from clients.dossiers.queries import QUERIES
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
@@ -43,9 +44,9 @@ LARGEST = {"demarcheNumber": 2**31 - 1, "dossierNumber": 2**31 - 1, "after": "x"
 
 
 def every_document() -> dict[str, str]:
-    """What the dossier client, the desk and the watch can send, by operation name."""
+    """What the dossier client, the desk, the watch and the daily DM can send, by operation name."""
     return {**{name: document for name, (document, _) in QUERIES.items()}, **DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES,
-            "getDeletedSince": GET_DELETED_SINCE}
+            "getDeletedSince": GET_DELETED_SINCE, "getOpenDossiers": GET_OPEN_DOSSIERS}
 
 
 def test_the_estimator_scores_as_the_service_does(ds: FakeDS) -> None:
