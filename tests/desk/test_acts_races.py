@@ -1,0 +1,45 @@
+"""Acts of the card's two halves meeting on one dossier (issue 44, tried once merged): an act that
+changes what another undoes waits for it, and an act whose result the dossier cannot show is never
+said "not done" after the service may have done it."""
+
+from __future__ import annotations
+
+from bot.demo.ds import FakeDS
+from bot.demo.ds_data import FakeDemarche
+from tests.conftest import Bot, eventually, text_of
+from tests.desk.conftest import acts, click
+from tests.desk.test_acts_once import told
+from tests.desk.test_edits import KINDS, annotations_window, inputs, submit, typed
+from tests.fakes.slack import FakeSlack
+from tests.slack_requests import action_body
+
+
+async def test_archive_and_back_into_review_racing_one_acts_the_other_hears_who(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    """Back into review takes a dossier out of the archive: with Alice's Archive in flight, Bob's
+    click (on a card that still offers it) sends nothing and names her."""
+    found = ds.deposit(101, "accepte")
+    ds.acts.late, ds.acts.failures = 1.0, ["late-before"]  # Alice's archive reaches the service, which takes a second
+    archiving = action_body("dossier_archive", str(found.number), "U0ALICE", slack.response_url("card-U0ALICE"))
+    assert (await digest_bot.post(archiving)).status_code == 200
+    await eventually(lambda: any(q.get("operationName") == "dossierArchiver" for q in ds.queries), "Alice's archive sent")
+    await click(digest_bot, "dossier_reinstruct", str(found.number), user="U0BOB")
+    await digest_bot.runtime.tasks.drain(20)
+    assert [name for name, _ in acts(ds)] == ["dossierArchiver"]
+    assert found.state == "accepte" and found.archived
+    assert any("<@U0ALICE>" in line for line in told(slack, "U0BOB")), told(slack, "U0BOB")
+
+
+async def test_annotations_whose_answer_failed_are_never_said_not_done(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                        demarche: FakeDemarche) -> None:
+    """The card shows no annotation: after a 500 that came once they were saved, the person is told
+    the outcome is unknown and where to look, never "not done, do it again"."""
+    demarche.annotations = list(KINDS)
+    found = ds.deposit(101, "en_instruction")
+    drawn = await annotations_window(digest_bot, slack, found)
+    ds.acts.failures = ["500-after"]
+    await submit(digest_bot, drawn, typed(inputs(drawn), "Suivi", {"value": "relancé"}), view_id="V0LOST")
+    assert found.annotations == {1: "relancé"}  # saved
+    heard = " ".join(text_of(r) for r in slack.responses) + " ".join(text_of(m) for m in slack.posted("U0ALICE"))
+    assert "was not done" not in heard and "You may do it again" not in heard, heard
+    assert "did not say whether your act" in heard and f"/procedures/101/dossiers/{found.number}" in heard
