@@ -53,6 +53,8 @@ def card_message(lang: str, seen: Seen, email: str, site: str, *, note: str = ""
     head = Mrkdwn(f"*{text(lang, 'dossier.title', number=card.number)}*")
     lines = [text(lang, "desk.header", head=head, title=title, demarche=demarche.number if demarche else "")]
     facts = [_state_line(lang, card), *_dates(lang, card)]
+    if card.archived:
+        facts.append(text(lang, "desk.archived"))
     if card.groupeInstructeur and card.groupeInstructeur.label:
         facts.append(text(lang, "dossier.group", group=card.groupeInstructeur.label))
     facts.extend(_instruction(lang, card))
@@ -130,8 +132,8 @@ def _elsewhere(lang: str, card: DossierCard, site: str) -> list[OverflowMenuElem
 def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]:
     buttons = []
     for act in card.acts_for(email):
-        if act not in ACTION_IDS:  # Remove label: in the Labels window
-            continue
+        if act not in ACTION_IDS or (act is Act.MESSAGE and card.archived):  # Remove label: in the Labels window;
+            continue  # an archived dossier's messagerie is closed (the service sends nothing there)
         action = UNFOLLOW if act is Act.FOLLOW and card.followed_by(email) else ACTION_IDS[act]
         confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None

@@ -43,3 +43,19 @@ async def test_annotations_whose_answer_failed_are_never_said_not_done(digest_bo
     heard = " ".join(text_of(r) for r in slack.responses) + " ".join(text_of(m) for m in slack.posted("U0ALICE"))
     assert "was not done" not in heard and "You may do it again" not in heard, heard
     assert "did not say whether your act" in heard and f"/procedures/101/dossiers/{found.number}" in heard
+
+
+async def test_an_archived_dossiers_card_says_so_and_offers_no_message(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                       demarche: FakeDemarche) -> None:
+    """The service sends no message on a dossier to be archived: the card says it is archived and
+    offers no Message; an old card's Message is refused in the service's words."""
+    from tests.desk.conftest import buttons, dossier, submit
+
+    found = ds.deposit(101, "accepte")
+    await click(digest_bot, "dossier_archive", str(found.number))
+    card = next(r for r in reversed(slack.responses) if r.get("replace_original"))
+    assert "archived" in text_of(card) and "dossier_message" not in buttons(card)
+    looked = await dossier(digest_bot, str(found.number), user="U0BOB")
+    assert "archivé" in text_of(looked) and "dossier_message" not in buttons(looked)
+    await submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Bonjour", view_id="V0OLD")
+    assert any(f"The messagerie of dossier n° {found.number} is closed" in line for line in told(slack, "U0ALICE"))
