@@ -146,7 +146,9 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]
 def _confirm(lang: str, act: Act, number: int) -> ConfirmObject:
     name = act.name.lower()
     return ConfirmObject(title=text(lang, f"desk.confirm_{name}.title"), text=text(lang, f"desk.confirm_{name}.text", number=number),
-                         confirm=text(lang, f"desk.button.{ACTION_IDS[act]}"), deny=text(lang, "desk.cancel"))
+                         confirm=text(lang, f"desk.button.{ACTION_IDS[act]}"),
+                         # "Cancel" beside "Cancel the correction request" would read as two ways of cancelling
+                         deny=text(lang, "desk.keep_correction" if act is Act.CANCEL_CORRECTION else "desk.cancel"))
 
 
 def _state_line(lang: str, card: DossierCard) -> str:

@@ -59,3 +59,18 @@ async def test_an_archived_dossiers_card_says_so_and_offers_no_message(digest_bo
     assert "archivé" in text_of(looked) and "dossier_message" not in buttons(looked)
     await submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Bonjour", view_id="V0OLD")
     assert any(f"The messagerie of dossier n° {found.number} is closed" in line for line in told(slack, "U0ALICE"))
+
+
+async def test_the_cancel_correction_confirm_does_not_offer_cancel_twice(digest_bot: Bot, ds: FakeDS,
+                                                                          demarche: FakeDemarche) -> None:
+    """"Annuler la correction" beside "Annuler" reads as two ways of cancelling: the way out keeps it."""
+    from tests.desk.conftest import buttons, dossier
+    from tests.digest.commands import ALICE
+
+    found = ds.deposit(101, "en_construction")
+    ds.acts.write(demarche, found, ALICE, "Merci de joindre le RIB.", correction="incomplete")
+    found.pending_correction = True
+    for user, lang_cancel in (("U0ALICE", "Cancel"), ("U0BOB", "Annuler")):
+        confirm = buttons(await dossier(digest_bot, str(found.number), user=user))["dossier_cancel_correction"]["confirm"]
+        assert confirm["deny"]["text"] != lang_cancel and "ancel" not in confirm["deny"]["text"] \
+            and "nnuler" not in confirm["deny"]["text"], confirm
