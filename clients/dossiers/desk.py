@@ -383,7 +383,7 @@ class DossierDesk:
             raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
         answer = data.get(act.value) or {}
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
-        if act is Act.ANNOTATE:
+        if act is Act.ANNOTATE and not (said and not answer.get("annotations") and _whole_refusal(said)):
             return _annotated(card, edits, answer, said)
         if said:
             raise await self._refusal(act, card, said)
@@ -485,6 +485,12 @@ def _annotated(card: DossierCard, edits: tuple[AnnotationEdit, ...], answer: dic
         said = said.replace(f'"{edit.id}"', f"« {edit.label} »")
     saved = tuple(edit.label for edit in edits if edit.id in kept)
     raise errors.AnnotationsRefused(said, saved=saved, unsaved=tuple(edit.label for edit in edits if edit.id not in kept))
+
+
+def _whole_refusal(said: str) -> bool:
+    """Whether the service refused the act as a whole (the token, the instructeur), not field by field."""
+    text = _said(said)
+    return READ_ONLY in text or NO_RIGHTS in text
 
 
 def _own_refusal(act: Act, text: str, said: str) -> errors.ActRefused | None:

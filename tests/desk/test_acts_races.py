@@ -74,3 +74,17 @@ async def test_the_cancel_correction_confirm_does_not_offer_cancel_twice(digest_
         confirm = buttons(await dossier(digest_bot, str(found.number), user=user))["dossier_cancel_correction"]["confirm"]
         assert confirm["deny"]["text"] != lang_cancel and "ancel" not in confirm["deny"]["text"] \
             and "nnuler" not in confirm["deny"]["text"], confirm
+
+
+async def test_annotations_with_a_read_only_token_are_said_as_read_only(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                        demarche: FakeDemarche) -> None:
+    """The read-only refusal comes in the annotations' payload: said as every act's is, not as a field refused."""
+    demarche.annotations = list(KINDS)
+    found = ds.deposit(101, "en_instruction")
+    drawn = await annotations_window(digest_bot, slack, found)
+    ds.read_only.add(ds.token)
+    await submit(digest_bot, drawn, typed(inputs(drawn), "Suivi", {"value": "relancé"}), view_id="V0RO")
+    assert found.annotations == {}
+    heard = [text_of(r) for r in slack.responses] + [text_of(m) for m in slack.posted("U0ALICE")]
+    assert any("may only read, not act" in line for line in heard), heard
+    assert not any("not saved" in line for line in heard), heard
