@@ -326,8 +326,12 @@ class DossierDesk:
 
     async def messages_of(self, number: int, email: str) -> list[Written]:
         """The person's messages on the dossier still there, newest first — none unless they are an
-        instructeur of its group now (read here, as every act reads it)."""
-        data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        instructeur of its group now (read here, as every act reads it), and none for a dossier that
+        does not exist or is outside the token's démarches: the same answer, so that it reveals nothing."""
+        try:
+            data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        except (errors.DemarcheNotFound, errors.DemarcheForbidden):
+            return []
         try:
             found = _Messages.model_validate(data.get("dossier") or {})
         except ValidationError:

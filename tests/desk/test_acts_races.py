@@ -88,3 +88,45 @@ async def test_annotations_with_a_read_only_token_are_said_as_read_only(digest_b
     heard = [text_of(r) for r in slack.responses] + [text_of(m) for m in slack.posted("U0ALICE")]
     assert any("may only read, not act" in line for line in heard), heard
     assert not any("not saved" in line for line in heard), heard
+
+
+async def test_cancel_correction_racing_the_deletion_of_its_message(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                    demarche: FakeDemarche) -> None:
+    """Cancel in flight, the same message deleted meanwhile: the message goes (its correction with it),
+    and the cancel is refused in the service's words."""
+    from clients.dossiers.desk import typed_id
+    from tests.desk.test_acts_undo import _choose
+    from tests.digest.commands import ALICE
+
+    found = ds.deposit(101, "en_construction")
+    asked = ds.acts.write(demarche, found, ALICE, "Merci de joindre le RIB.", correction="incomplete")
+    found.pending_correction = True
+    ds.acts.late, ds.acts.failures = 1.0, ["late-before"]
+    cancelling = action_body("dossier_cancel_correction", str(found.number), "U0ALICE", slack.response_url("card-U0ALICE"))
+    assert (await digest_bot.post(cancelling)).status_code == 200
+    await eventually(lambda: any(q.get("operationName") == "dossierAnnulerDemandeCorrection" for q in ds.queries), "the cancel sent")
+    await _choose(digest_bot, found.number, typed_id("Commentaire", asked.id), "V0DELRACE")
+    await digest_bot.runtime.tasks.drain(20)
+    assert asked.discarded is not None and asked.resolved is not None and not found.pending_correction
+    heard = told(slack, "U0ALICE")
+    assert any(f"You deleted your message on dossier n° {found.number}" in line for line in heard), heard
+    assert any("refused to cancel the correction request" in line for line in heard), heard
+    assert [name for name, _ in acts(ds)] == ["dossierSupprimerMessage", "dossierAnnulerDemandeCorrection"]
+
+
+async def test_the_deletion_window_tells_a_stranger_nothing_of_whether_a_dossier_exists(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    """A forged Delete a message click on a number: an existing dossier of others, or none at all,
+    reads the same to someone who is no instructeur of it (as a look-up does)."""
+    import json
+
+    found = ds.deposit(101, "en_instruction")
+    said = []
+    for number in (found.number, 999_999):
+        slack.calls.clear()
+        slack.messages.clear()
+        await click(digest_bot, "dossier_delete_message", str(number), user="U0MAL")
+        view = json.dumps([c.args.get("view") for c in slack.called("views.update")], ensure_ascii=False, default=str)
+        said.append((view.replace(str(number), "N"), [text_of(m).replace(str(number), "N") for m in slack.posted("U0MAL")]))
+    assert said[0] == said[1], said
+    assert acts(ds) == []
