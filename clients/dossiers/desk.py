@@ -383,6 +383,10 @@ class DossierDesk:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:
             raise  # it never reached the service, or was refused unread: nothing was done
+        except (errors.DemarcheNotFound, errors.DemarcheForbidden) as error:
+            if act in UNCHECKED and "dossier" not in str(error).lower():  # the dossier was just read: the choice is nowhere
+                raise errors.NotOfDemarche(str(error)) from None
+            raise
         except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
             raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
         answer = data.get(act.value) or {}

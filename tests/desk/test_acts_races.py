@@ -4,12 +4,18 @@ said "not done" after the service may have done it."""
 
 from __future__ import annotations
 
+import json
+
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
+from clients.dossiers.desk import typed_id
 from tests.conftest import Bot, eventually, text_of
-from tests.desk.conftest import acts, click
+from tests.desk.conftest import acts, buttons, click, dossier
+from tests.desk.conftest import submit as submit_words
 from tests.desk.test_acts_once import told
-from tests.desk.test_edits import KINDS, annotations_window, inputs, submit, typed
+from tests.desk.test_acts_undo import _choose
+from tests.desk.test_edits import KINDS, annotations_window, inputs, picked, submit, typed, window
+from tests.digest.commands import ALICE
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body
 
@@ -49,7 +55,6 @@ async def test_an_archived_dossiers_card_says_so_and_offers_no_message(digest_bo
                                                                        demarche: FakeDemarche) -> None:
     """The service sends no message on a dossier to be archived: the card says it is archived and
     offers no Message; an old card's Message is refused in the service's words."""
-    from tests.desk.conftest import buttons, dossier, submit
 
     found = ds.deposit(101, "accepte")
     await click(digest_bot, "dossier_archive", str(found.number))
@@ -57,15 +62,13 @@ async def test_an_archived_dossiers_card_says_so_and_offers_no_message(digest_bo
     assert "archived" in text_of(card) and "dossier_message" not in buttons(card)
     looked = await dossier(digest_bot, str(found.number), user="U0BOB")
     assert "archivé" in text_of(looked) and "dossier_message" not in buttons(looked)
-    await submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Bonjour", view_id="V0OLD")
+    await submit_words(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Bonjour", view_id="V0OLD")
     assert any(f"The messagerie of dossier n° {found.number} is closed" in line for line in told(slack, "U0ALICE"))
 
 
 async def test_the_cancel_correction_confirm_does_not_offer_cancel_twice(digest_bot: Bot, ds: FakeDS,
                                                                           demarche: FakeDemarche) -> None:
     """"Annuler la correction" beside "Annuler" reads as two ways of cancelling: the way out keeps it."""
-    from tests.desk.conftest import buttons, dossier
-    from tests.digest.commands import ALICE
 
     found = ds.deposit(101, "en_construction")
     ds.acts.write(demarche, found, ALICE, "Merci de joindre le RIB.", correction="incomplete")
@@ -94,9 +97,6 @@ async def test_cancel_correction_racing_the_deletion_of_its_message(digest_bot: 
                                                                     demarche: FakeDemarche) -> None:
     """Cancel in flight, the same message deleted meanwhile: the message goes (its correction with it),
     and the cancel is refused in the service's words."""
-    from clients.dossiers.desk import typed_id
-    from tests.desk.test_acts_undo import _choose
-    from tests.digest.commands import ALICE
 
     found = ds.deposit(101, "en_construction")
     asked = ds.acts.write(demarche, found, ALICE, "Merci de joindre le RIB.", correction="incomplete")
@@ -118,7 +118,6 @@ async def test_the_deletion_window_tells_a_stranger_nothing_of_whether_a_dossier
         digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
     """A forged Delete a message click on a number: an existing dossier of others, or none at all,
     reads the same to someone who is no instructeur of it (as a look-up does)."""
-    import json
 
     found = ds.deposit(101, "en_instruction")
     said = []
@@ -130,3 +129,23 @@ async def test_the_deletion_window_tells_a_stranger_nothing_of_whether_a_dossier
         said.append((view.replace(str(number), "N"), [text_of(m).replace(str(number), "N") for m in slack.posted("U0MAL")]))
     assert said[0] == said[1], said
     assert acts(ds) == []
+
+
+async def test_a_label_or_group_id_that_names_nothing_is_said_as_such_not_as_the_dossier_missing(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    """A forged choice the service finds nowhere ("Label not found"): the dossier is there and was read;
+    saying it does not exist would be untrue."""
+
+    demarche.label("Urgent")
+    found = ds.deposit(101, "en_instruction")
+    await dossier(digest_bot, str(found.number))
+    await click(digest_bot, "dossier_labels", str(found.number))
+    drawn = window(slack)
+    await submit(digest_bot, drawn, picked("add", "TGFiZWwtOTk5OTk="), view_id="V0NOLABEL")  # Label-99999
+    regroup = {**drawn, "callback_id": "dossier_regroup_modal"}
+    await submit(digest_bot, regroup, picked("group", "pas-un-id", many=False), view_id="V0NOGROUP",
+                 metadata=f"REGROUP:{found.number}")
+    heard = [text_of(r) for r in slack.responses] + [text_of(m) for m in slack.posted("U0ALICE")]
+    assert not any("I can show you no dossier" in line for line in heard), heard
+    assert sum("That label or group is not one of dossier n°" in line for line in heard) == 2, heard
+    assert found.labels == [] and found.group == 1
