@@ -149,3 +149,21 @@ async def test_a_label_or_group_id_that_names_nothing_is_said_as_such_not_as_the
     assert not any("I can show you no dossier" in line for line in heard), heard
     assert sum("That label or group is not one of dossier n°" in line for line in heard) == 2, heard
     assert found.labels == [] and found.group == 1
+
+
+async def test_annotation_values_at_the_limits_are_refused_beside_their_field_and_nothing_is_sent(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    demarche.annotations = list(KINDS)
+    found = ds.deposit(101, "en_instruction")
+    drawn = await annotations_window(digest_bot, slack, found)
+    shown = inputs(drawn)
+    limits = {**typed(shown, "Suivi", {"value": "x" * 3001}), **typed(shown, "Pièces", {"value": str(10**20)}),
+              **typed(shown, "Montant", {"value": "1e400"}), **typed(shown, "Visite", {"selected_date": "0000-01-01"}),
+              **typed(shown, "Rappel", {"selected_date_time": 10**20}),
+              **typed(shown, "Priorité", {"selected_option": {"value": "urgente"}})}
+    refused = await submit(digest_bot, drawn, limits, view_id="V0LIMITS")
+    assert refused["response_action"] == "errors" and acts(ds) == []
+    assert set(refused["errors"]) == {shown[label]["block_id"] for label in ("Suivi", "Pièces", "Montant", "Visite", "Rappel", "Priorité")}
+    fine = {**typed(shown, "Montant", {"value": str(10**20)}), **typed(shown, "Visite", {"selected_date": "0001-01-01"})}
+    assert await submit(digest_bot, drawn, fine, view_id="V0FINE") == {}
+    assert found.annotations == {8: 1e20, 5: "0001-01-01"}
