@@ -95,6 +95,7 @@ class ActResult:
     error: errors.DossierServiceError | None = None
     held: bool = False  # an act in flight held the dossier: nothing was sent
     group: str = ""  # a re-routing done: the group the dossier is with now
+    label: str = ""  # a label added or removed: its name
 
 
 @dataclass(frozen=True)
@@ -182,8 +183,10 @@ class DossierActs:
         if asked.act in HOLDS:
             await self.once.release_held("dossier-acting", team, str(card.number), holder=holder)
         group = after.groupeInstructeur.label if after is not None and after.groupeInstructeur else ""
+        labels = [*card.labels, *(after.labels if after is not None else [])]
+        label = next((found.name for found in labels if asked.choice and found.id == asked.choice), "")
         return ActResult(Ended.DONE, card.number, fresh, demarche=card.demarche.number if card.demarche else 0, act=asked.act,
-                         group=group)
+                         group=group, label=label)
 
     async def _unknown(self, account: DossierAccount, team: str, user: str, email: str, asked: Asked, seen: Seen,
                        holder: str, error: errors.OutcomeUnknown) -> ActResult:
