@@ -379,6 +379,18 @@ class DossierDesk:
         if file is not None and (act in DECISIONS or act is Act.MESSAGE):
             signed = await upload(self.service, card.id, file, self._policy)
             payload["justificatif" if act in DECISIONS else "attachment"] = signed
+        answer = await self._sent(act, payload)
+        said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
+        if act is Act.ANNOTATE and not _whole_refusal(said, answer):
+            return _annotated(card, edits, answer, said)
+        if said:
+            raise await self._refusal(act, card, said)
+        if act in RETURN_CARD:
+            return _card_of(answer.get("dossier"))
+        return _left(act, card, instructeur_id, answer, correction=correction, follow=follow, message_id=message_id)
+
+    async def _sent(self, act: Act, payload: dict[str, Any]) -> dict[str, Any]:
+        """The mutation sent: its payload's answer; the failures typed as `act` says what they mean."""
         try:
             data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
         except NOT_SENT:
@@ -389,15 +401,7 @@ class DossierDesk:
             raise
         except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
             raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
-        answer = data.get(act.value) or {}
-        said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
-        if act is Act.ANNOTATE and not (said and not answer.get("annotations") and _whole_refusal(said)):
-            return _annotated(card, edits, answer, said)
-        if said:
-            raise await self._refusal(act, card, said)
-        if act in RETURN_CARD:
-            return _card_of(answer.get("dossier"))
-        return _left(act, card, instructeur_id, answer, correction=correction, follow=follow, message_id=message_id)
+        return data.get(act.value) or {}
 
     async def may_write(self) -> bool:
         """Whether the token may act, asked without changing anything: a follow of a dossier that
@@ -495,10 +499,10 @@ def _annotated(card: DossierCard, edits: tuple[AnnotationEdit, ...], answer: dic
     raise errors.AnnotationsRefused(said, saved=saved, unsaved=tuple(edit.label for edit in edits if edit.id not in kept))
 
 
-def _whole_refusal(said: str) -> bool:
-    """Whether the service refused the act as a whole (the token, the instructeur), not field by field."""
+def _whole_refusal(said: str, answer: dict[str, Any]) -> bool:
+    """Whether the service refused the annotations as a whole (the token, the instructeur), not field by field."""
     text = _said(said)
-    return READ_ONLY in text or NO_RIGHTS in text
+    return not answer.get("annotations") and (READ_ONLY in text or NO_RIGHTS in text)
 
 
 def _own_refusal(act: Act, text: str, said: str) -> errors.ActRefused | None:

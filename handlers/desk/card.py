@@ -53,8 +53,6 @@ def card_message(lang: str, seen: Seen, email: str, site: str, *, note: str = ""
     head = Mrkdwn(f"*{text(lang, 'dossier.title', number=card.number)}*")
     lines = [text(lang, "desk.header", head=head, title=title, demarche=demarche.number if demarche else "")]
     facts = [_state_line(lang, card), *_dates(lang, card)]
-    if card.archived:
-        facts.append(text(lang, "desk.archived"))
     if card.groupeInstructeur and card.groupeInstructeur.label:
         facts.append(text(lang, "dossier.group", group=card.groupeInstructeur.label))
     facts.extend(_instruction(lang, card))
@@ -101,8 +99,8 @@ def _labels_and_followers(lang: str, card: DossierCard) -> list[str]:
 
 
 def _instruction(lang: str, card: DossierCard) -> list[str]:
-    """Where the instruction stands: the last re-routing, avis, a correction awaited, the decision read."""
-    found = []
+    """Where the instruction stands: archived, the last re-routing, avis, a correction awaited, the decision read."""
+    found = [text(lang, "desk.archived")] if card.archived else []
     moved = card.rerouted
     if moved is not None and moved.assignedAt:
         found.append(text(lang, "desk.rerouted", group=moved.groupeInstructeurLabel, previous=moved.previousGroupeInstructeurLabel or "",
