@@ -60,7 +60,7 @@ GET_DEMARCHE_CHOICES = """query getDemarcheChoices($demarcheNumber: Int!) {
 GET_DOSSIER_MESSAGES = """query getDossierMessages($dossierNumber: Int!) {
   dossier(number: $dossierNumber) {
     id number groupeInstructeur { number instructeurs { id email } }
-    messages { id email body createdAt discardedAt }
+    messages { id email body createdAt discardedAt attachments { filename } }
   }
 }"""
 
@@ -159,8 +159,13 @@ class CardMessage(Tolerant):
     correction: Correction | None = None
 
 
+class Attachment(Tolerant):
+    filename: str = ""
+
+
 class Written(CardMessage):
     body: str = ""
+    attachments: list[Attachment] = Field(default_factory=list)  # a message may be a file alone
 
 
 class Label(Tolerant):

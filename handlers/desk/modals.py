@@ -93,7 +93,8 @@ def _excerpt(lang: str, message: Written) -> str:
     """How a message is named in the choice: its day and its first words (an option takes 75 characters)."""
     when = moment_of(message.createdAt)
     day = format_datetime(when, format="short", locale=lang) if when else ""
-    words = " ".join(message.body.split()) or "…"
+    files = ", ".join(f"📎 {attached.filename}" for attached in message.attachments if attached.filename)
+    words = " ".join(message.body.split()) or files or "…"  # a file sent alone is named by its file
     line = f"{day} · {words}" if day else words
     return line if len(line) <= 75 else line[:74] + "…"
 

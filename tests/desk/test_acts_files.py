@@ -187,3 +187,6 @@ async def test_a_file_goes_with_no_words_and_no_words_without_a_file_is_refused_
     [(name, given)] = acts(ds)
     assert name == "dossierEnvoyerMessage" and given["body"] == "" and found.messages[-1].attachments == ["attestation.pdf"]
     assert any(f"Your message on dossier n° {found.number} was sent" in line for line in dms(slack))
+    await click(digest_bot, "dossier_delete_message", str(found.number))  # the message of a file alone, named by its file
+    [updated] = slack.called("views.update")
+    assert "📎 attestation.pdf" in str(updated.args["view"])
