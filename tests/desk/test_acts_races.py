@@ -167,3 +167,18 @@ async def test_annotation_values_at_the_limits_are_refused_beside_their_field_an
     fine = {**typed(shown, "Montant", {"value": str(10**20)}), **typed(shown, "Visite", {"selected_date": "0001-01-01"})}
     assert await submit(digest_bot, drawn, fine, view_id="V0FINE") == {}
     assert found.annotations == {8: 1e20, 5: "0001-01-01"}
+
+
+async def test_a_label_chosen_over_and_over_in_a_forged_window_is_one_change(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                              demarche: FakeDemarche) -> None:
+    """A submission naming one label a hundred times, and in both lists: one act, not a hundred reads of the dossier."""
+    demarche.label("Urgent")
+    found = ds.deposit(101, "en_instruction")
+    await dossier(digest_bot, str(found.number))
+    await click(digest_bot, "dossier_labels", str(found.number))
+    drawn = window(slack)
+    urgent = typed_id("Label", demarche.label("Urgent").id)
+    asked = len(ds.queries)
+    await submit(digest_bot, drawn, {**picked("add", *[urgent] * 100), **picked("remove", urgent)}, view_id="V0MANY")
+    assert [name for name, _ in acts(ds)] == ["dossierAjouterLabel"] and found.labels == ["Urgent"]
+    assert len(ds.queries) - asked <= 3, len(ds.queries) - asked
