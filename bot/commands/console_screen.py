@@ -123,6 +123,8 @@ class Screen:
             control = Control(str(element.get("action_id")), str(block.get("block_id", "")), kind, options=options,
                               view_id=view_id, confirm=element.get("confirm"))
             label += " ▾"
+        elif kind == "overflow" and all(o.get("url") for o in element.get("options") or []):  # links only: nothing to press
+            return "⋯ " + " · ".join(f"{self.read(o['text']['text'])} ({o['url']})" for o in element["options"])
         else:
             return f"[{label}]"
         self.controls.append(control)

@@ -320,7 +320,7 @@ class Acts:
         return {"annotations": [champs[typed_id("Champ", a.stable)] for a in saved], "errors": problems or None}
 
     def _message(self, demarche: FakeDemarche, dossier: FakeDossier, email: str, given: dict[str, Any]) -> dict[str, Any]:
-        if not given.get("body", "").strip():
+        if not given.get("body", "").strip() and not given.get("attachment"):  # "" goes with a file (commentaire.rb)
             return _refused(EMPTY, field="message")
         if dossier.archived or dossier.usager_deleted:
             return _refused(CLOSED, field="message")

@@ -235,5 +235,8 @@ def _dates(d: FakeDossier) -> dict[str, Any]:
 def _message(m: FakeMessage) -> dict[str, Any]:
     correction = {"reason": m.correction, "dateResolution": m.resolved.isoformat() if m.resolved else None}
     return {"id": typed_id("Commentaire", m.id), "email": m.email, "body": m.body, "createdAt": m.created.isoformat(),
-            "discardedAt": m.discarded.isoformat() if m.discarded else None, "attachments": [],
+            "discardedAt": m.discarded.isoformat() if m.discarded else None,
+            "attachments": [{"filename": name, "contentType": "application/octet-stream", "checksum": "", "byteSize": 0,
+                             "byteSizeBigInt": "0", "createdAt": m.created.isoformat(), "url": "", "virusScanResult": "safe"}
+                            for name in m.attachments],
             "correction": correction if m.correction else None}

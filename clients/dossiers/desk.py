@@ -60,7 +60,7 @@ GET_DEMARCHE_CHOICES = """query getDemarcheChoices($demarcheNumber: Int!) {
 GET_DOSSIER_MESSAGES = """query getDossierMessages($dossierNumber: Int!) {
   dossier(number: $dossierNumber) {
     id number groupeInstructeur { number instructeurs { id email } }
-    messages { id email body createdAt discardedAt }
+    messages { id email body createdAt discardedAt attachments { filename } }
   }
 }"""
 
@@ -159,8 +159,13 @@ class CardMessage(Tolerant):
     correction: Correction | None = None
 
 
+class Attachment(Tolerant):
+    filename: str = ""
+
+
 class Written(CardMessage):
     body: str = ""
+    attachments: list[Attachment] = Field(default_factory=list)  # a message may be a file alone
 
 
 class Label(Tolerant):
@@ -326,8 +331,12 @@ class DossierDesk:
 
     async def messages_of(self, number: int, email: str) -> list[Written]:
         """The person's messages on the dossier still there, newest first — none unless they are an
-        instructeur of its group now (read here, as every act reads it)."""
-        data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        instructeur of its group now (read here, as every act reads it), and none for a dossier that
+        does not exist or is outside the token's démarches: the same answer, so that it reveals nothing."""
+        try:
+            data = await self.service.query("getDossierMessages", GET_DOSSIER_MESSAGES, {"dossierNumber": number})
+        except (errors.DemarcheNotFound, errors.DemarcheForbidden):
+            return []
         try:
             found = _Messages.model_validate(data.get("dossier") or {})
         except ValidationError:
@@ -375,21 +384,29 @@ class DossierDesk:
         if file is not None and (act in DECISIONS or act is Act.MESSAGE):
             signed = await upload(self.service, card.id, file, self._policy)
             payload["justificatif" if act in DECISIONS else "attachment"] = signed
-        try:
-            data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
-        except NOT_SENT:
-            raise  # it never reached the service, or was refused unread: nothing was done
-        except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
-            raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
-        answer = data.get(act.value) or {}
+        answer = await self._sent(act, payload)
         said = "; ".join(str(problem.get("message", "")) for problem in answer.get("errors") or [])[:300]
-        if act is Act.ANNOTATE:
+        if act is Act.ANNOTATE and not _whole_refusal(said, answer):
             return _annotated(card, edits, answer, said)
         if said:
             raise await self._refusal(act, card, said)
         if act in RETURN_CARD:
             return _card_of(answer.get("dossier"))
         return _left(act, card, instructeur_id, answer, correction=correction, follow=follow, message_id=message_id)
+
+    async def _sent(self, act: Act, payload: dict[str, Any]) -> dict[str, Any]:
+        """The mutation sent: its payload's answer; the failures typed as `act` says what they mean."""
+        try:
+            data = await self.service.query(act.value, MUTATIONS[act], {"input": payload}, policy=self._policy)
+        except NOT_SENT:
+            raise  # it never reached the service, or was refused unread: nothing was done
+        except (errors.DemarcheNotFound, errors.DemarcheForbidden) as error:
+            if act in UNCHECKED and "dossier" not in str(error).lower():  # the dossier was just read: the choice is nowhere
+                raise errors.NotOfDemarche(str(error)) from None
+            raise
+        except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
+            raise errors.OutcomeUnknown(str(error), answered=not isinstance(error, errors.NoAnswer)) from None
+        return data.get(act.value) or {}
 
     async def may_write(self) -> bool:
         """Whether the token may act, asked without changing anything: a follow of a dossier that
@@ -485,6 +502,12 @@ def _annotated(card: DossierCard, edits: tuple[AnnotationEdit, ...], answer: dic
         said = said.replace(f'"{edit.id}"', f"« {edit.label} »")
     saved = tuple(edit.label for edit in edits if edit.id in kept)
     raise errors.AnnotationsRefused(said, saved=saved, unsaved=tuple(edit.label for edit in edits if edit.id not in kept))
+
+
+def _whole_refusal(said: str, answer: dict[str, Any]) -> bool:
+    """Whether the service refused the annotations as a whole (the token, the instructeur), not field by field."""
+    text = _said(said)
+    return not answer.get("annotations") and (READ_ONLY in text or NO_RIGHTS in text)
 
 
 def _own_refusal(act: Act, text: str, said: str) -> errors.ActRefused | None:

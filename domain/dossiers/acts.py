@@ -6,8 +6,8 @@ id the act carries comes from there, never from a button value or a view's metad
 trusts whatever id an administrator's token sends, ds-graphql.md §9.1). A request delivered twice,
 or to two processes, sends one mutation: each request (a click's trigger_id, a window's view id) is
 claimed in Redis by the person, for as long as Slack's signature on it holds; a change of state
-claims the dossier too while it is in flight, naming who acts, so that whoever comes second is told
-who (and what the dossier shows), never left without an answer. When the service failed or did not
+(or of the archive) claims the dossier too while it is in flight, naming who acts, so that whoever
+comes second is told who (and what the dossier shows), never left without an answer. When the service failed or did not
 answer after the act was sent, the dossier is read again and what it shows is the result; nothing
 invites a retry of what may be done. What failed before anything was sent gives its claims back.
 Each act is logged (who by user id, the dossier, the act, how it ended; never an e-mail or a
@@ -45,6 +45,9 @@ ACTING_SECONDS = 120
 NOTED = {Act.ADD_LABEL: Kind.LABELS, Act.REMOVE_LABEL: Kind.LABELS, Act.REGROUP: Kind.GROUP, Act.ANNOTATE: Kind.ANNOTATIONS}
 #: who last changed a dossier's state, named to whoever comes after with a card older than the change
 DONE_SECONDS = 900
+#: the acts that hold the dossier while in flight: the changes of state, and the archive's (back into
+#: review takes a dossier out of it: the two racing would leave one person's card untrue)
+HOLDS = (*LEADS_TO, *ARCHIVES)
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class ActResult:
     error: errors.DossierServiceError | None = None
     held: bool = False  # an act in flight held the dossier: nothing was sent
     group: str = ""  # a re-routing done: the group the dossier is with now
+    label: str = ""  # a label added or removed: its name
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class DossierActs:
             if not await self.once.claim("dossier-request", team, user, asked.once, ttl=REQUEST_SECONDS):
                 return None  # another delivery of this very click or submission acts, and answers
             holder = f"{user}|{asked.once}|{asked.act.name}"
-            if asked.act in LEADS_TO:
+            if asked.act in HOLDS:
                 held = await self.once.claim_as("dossier-acting", team, str(card.number), holder=holder, ttl=ACTING_SECONDS)
                 if held is not None:
                     return await _busy(account, user, email, card.number, held)
@@ -176,20 +180,24 @@ class DossierActs:
             await account.counter.note(fresh.card.demarche.number, fresh.card)
         if asked.act in LEADS_TO:
             await self.once.note("dossier-done", team, str(card.number), value=f"{user}|{asked.act.name}", ttl=DONE_SECONDS)
+        if asked.act in HOLDS:
             await self.once.release_held("dossier-acting", team, str(card.number), holder=holder)
         group = after.groupeInstructeur.label if after is not None and after.groupeInstructeur else ""
+        labels = [*card.labels, *(after.labels if after is not None else [])]
+        label = next((found.name for found in labels if asked.choice and found.id == asked.choice), "")
         return ActResult(Ended.DONE, card.number, fresh, demarche=card.demarche.number if card.demarche else 0, act=asked.act,
-                         group=group)
+                         group=group, label=label)
 
     async def _unknown(self, account: DossierAccount, team: str, user: str, email: str, asked: Asked, seen: Seen,
                        holder: str, error: errors.OutcomeUnknown) -> ActResult:
         """The act reached the service, which failed or did not answer: what the dossier shows now —
-        done, or (when the service had finished with it) not done — else unknown."""
+        done, or (when the service had finished with it) not done — else unknown (annotations: always,
+        the card cannot tell)."""
         card = seen.card
         fresh = await seen_again(account, asked.number, email)
         if fresh is not None and _shows(asked, card, fresh.card, email):
             return await self._done(account, team, user, email, asked, card, fresh, holder)
-        if fresh is not None and error.answered:
+        if fresh is not None and error.answered and asked.act is not Act.ANNOTATE:  # the card shows no annotation
             await self._release(team, user, asked, card.number, holder)
             return ActResult(Ended.NOT_DONE, card.number, fresh)
         log.warning("dossier act: the outcome of %s on dossier %d is unknown: %s", asked.act.name.lower(), card.number, error)
@@ -206,7 +214,7 @@ class DossierActs:
 
     async def _release(self, team: str, user: str, asked: Asked, number: int, holder: str) -> None:
         await self.once.release("dossier-request", team, user, asked.once)
-        if asked.act in LEADS_TO:
+        if asked.act in HOLDS:
             await self.once.release_held("dossier-acting", team, str(number), holder=holder)
 
 

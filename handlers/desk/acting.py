@@ -113,6 +113,8 @@ def _done_words(lang: str, asked: Asked, result: ActResult) -> str:
     if asked.act is Act.ANNOTATE:
         return counted(lang, "desk.done.annotate", len(asked.edits), number=result.number,
                        names=", ".join(f"« {edit.label} »" for edit in asked.edits))
+    if asked.act in (Act.ADD_LABEL, Act.REMOVE_LABEL) and result.label:
+        return text(lang, f"desk.done.{key}.named", number=result.number, label=result.label)
     return text(lang, f"desk.done.{key}", number=result.number, group=result.group)
 
 

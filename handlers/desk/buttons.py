@@ -96,8 +96,8 @@ def register(app: AsyncApp, services: Services) -> None:
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         about = named(view)
         words = words_of(view)
-        refused = words_refused(about[0], words) if about is not None else None
         shared = shared_file(view) if about is not None and about[0] is not Act.DELETE_MESSAGE else ""
+        refused = words_refused(about[0], words, with_file=bool(shared)) if about is not None else None
         found: SlackFile | str | None = None
         # said in the window, which keeps what was typed: the only calls before this ack are the
         # person's (cached) profile and files.info, each bounded at a second (Slack waits 3 s)

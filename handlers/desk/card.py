@@ -99,8 +99,8 @@ def _labels_and_followers(lang: str, card: DossierCard) -> list[str]:
 
 
 def _instruction(lang: str, card: DossierCard) -> list[str]:
-    """Where the instruction stands: the last re-routing, avis, a correction awaited, the decision read."""
-    found = []
+    """Where the instruction stands: archived, the last re-routing, avis, a correction awaited, the decision read."""
+    found = [text(lang, "desk.archived")] if card.archived else []
     moved = card.rerouted
     if moved is not None and moved.assignedAt:
         found.append(text(lang, "desk.rerouted", group=moved.groupeInstructeurLabel, previous=moved.previousGroupeInstructeurLabel or "",
@@ -130,8 +130,8 @@ def _elsewhere(lang: str, card: DossierCard, site: str) -> list[OverflowMenuElem
 def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]:
     buttons = []
     for act in card.acts_for(email):
-        if act not in ACTION_IDS:  # Remove label: in the Labels window
-            continue
+        if act not in ACTION_IDS or (act is Act.MESSAGE and card.archived):  # Remove label: in the Labels window;
+            continue  # an archived dossier's messagerie is closed (the service sends nothing there)
         action = UNFOLLOW if act is Act.FOLLOW and card.followed_by(email) else ACTION_IDS[act]
         confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None
@@ -144,7 +144,9 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[ButtonElement]
 def _confirm(lang: str, act: Act, number: int) -> ConfirmObject:
     name = act.name.lower()
     return ConfirmObject(title=text(lang, f"desk.confirm_{name}.title"), text=text(lang, f"desk.confirm_{name}.text", number=number),
-                         confirm=text(lang, f"desk.button.{ACTION_IDS[act]}"), deny=text(lang, "desk.cancel"))
+                         confirm=text(lang, f"desk.button.{ACTION_IDS[act]}"),
+                         # "Cancel" beside "Cancel the correction request" would read as two ways of cancelling
+                         deny=text(lang, "desk.keep_correction" if act is Act.CANCEL_CORRECTION else "desk.cancel"))
 
 
 def _state_line(lang: str, card: DossierCard) -> str:

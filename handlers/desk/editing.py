@@ -68,7 +68,11 @@ def register(app: AsyncApp, services: Services) -> None:
         await ack()
         number = _number(view, Act.ADD_LABEL)
         state = view.get("state") or {}
-        changes = [(Act.ADD_LABEL, label) for label in chosen(state, ADD)] + [(Act.REMOVE_LABEL, label) for label in chosen(state, REMOVE)]
+        asked = [(Act.ADD_LABEL, label) for label in chosen(state, ADD)] + [(Act.REMOVE_LABEL, label) for label in chosen(state, REMOVE)]
+        changes: list[tuple[Act, str]] = []
+        for act, label in asked:  # each label once, as first asked (a window drawn by the bot names each once)
+            if all(label != done for _, done in changes):
+                changes.append((act, label))
         if number is not None:
             for index, (act, label) in enumerate(changes):
                 await _submitted(services, client, body, view, Asked(act, number, choice=label), index)

@@ -55,7 +55,8 @@ def decision_modal(lang: str, act: Act, number: int) -> View:
 def message_modal(lang: str, number: int, *, correction: bool) -> View:
     """`correction`: the dossier's state lets the service take one (en construction or under review)."""
     blocks: list[Any] = [
-        InputBlock(block_id=WORDS, label=text(lang, "desk.modal.message_label"),
+        # optional for Slack: a file may go with no words (the submission refuses neither)
+        InputBlock(block_id=WORDS, label=text(lang, "desk.modal.message_label"), optional=True,
                    element=PlainTextInputElement(action_id=WORDS, multiline=True, max_length=MOST_WORDS)),
     ]
     if correction:
@@ -92,7 +93,8 @@ def _excerpt(lang: str, message: Written) -> str:
     """How a message is named in the choice: its day and its first words (an option takes 75 characters)."""
     when = moment_of(message.createdAt)
     day = format_datetime(when, format="short", locale=lang) if when else ""
-    words = " ".join(message.body.split()) or "…"
+    files = ", ".join(f"📎 {attached.filename}" for attached in message.attachments if attached.filename)
+    words = " ".join(message.body.split()) or files or "…"  # a file sent alone is named by its file
     line = f"{day} · {words}" if day else words
     return line if len(line) <= 75 else line[:74] + "…"
 
@@ -117,15 +119,18 @@ def words_of(view: dict[str, Any]) -> str:
     return str(view_input(view, WORDS).get("value") or "").strip()
 
 
-def words_refused(act: Act, words: str) -> tuple[str, dict[str, int]] | None:
+def words_refused(act: Act, words: str, *, with_file: bool = False) -> tuple[str, dict[str, int]] | None:
     """Why the window's words cannot go to the applicant (a text's key and its values), or None.
     Slack's window stops at `MOST_WORDS`, so longer words were forged: refused, not cut; words
-    made only of invisible characters (zero-width spaces, joiners, fillers) are no motivation."""
+    made only of invisible characters (zero-width spaces, joiners, fillers) are no motivation. A
+    message may go with a file and no words (the service takes an empty body with an attachment)."""
     if len(words) > MOST_WORDS:
         return "desk.modal.too_long", {"most": MOST_WORDS, "count": len(words)}
     if words and not any(_visible(char) for char in words):
         return "desk.modal.invisible", {}
-    if not words and act not in (Act.ACCEPT, Act.DELETE_MESSAGE):  # the service takes no refusal, closing or message without words
+    if not words and act is Act.MESSAGE and not with_file:
+        return "desk.modal.message_needed", {}
+    if not words and act not in (Act.ACCEPT, Act.DELETE_MESSAGE, Act.MESSAGE):  # the service takes no refusal or closing without words
         return "desk.modal.words_needed", {}
     return None
 

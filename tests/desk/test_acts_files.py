@@ -169,3 +169,24 @@ async def test_a_replayed_submission_uploads_and_acts_once_and_a_read_only_token
     await _submit(digest_bot, "dossier_decision", f"ACCEPT:{found.number}", "", shared, "V0RO")
     assert found.state == "en_instruction" and len(ds.acts.blobs.puts) == 1
     assert any("may only read, not act" in line for line in heard(slack))
+
+
+async def test_a_file_goes_with_no_words_and_no_words_without_a_file_is_refused_in_the_window(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    """The service takes an empty body with an attachment (§10.4 `Votre message ne peut être vide`)."""
+    found = ds.deposit(101, "en_instruction")
+    await click(digest_bot, "dossier_message", str(found.number))
+    [opened] = slack.called("views.open")
+    [words] = [b for b in opened.args["view"]["blocks"] if b.get("block_id") == "words"]
+    assert words["optional"] is True  # else Slack itself refuses a window with a file and no words
+    answer = await _submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "", None, "V0E1")
+    assert answer["response_action"] == "errors" and "or attach a file" in answer["errors"]["words"] and acts(ds) == []
+    shared = slack.share_file("U0ALICE", "attestation.pdf", "application/pdf", PDF)
+    answer = await _submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "", shared, "V0E2")
+    assert answer == {}
+    [(name, given)] = acts(ds)
+    assert name == "dossierEnvoyerMessage" and given["body"] == "" and found.messages[-1].attachments == ["attestation.pdf"]
+    assert any(f"Your message on dossier n° {found.number} was sent" in line for line in dms(slack))
+    await click(digest_bot, "dossier_delete_message", str(found.number))  # the message of a file alone, named by its file
+    [updated] = slack.called("views.update")
+    assert "📎 attestation.pdf" in str(updated.args["view"])

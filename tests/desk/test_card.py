@@ -76,7 +76,7 @@ async def test_buttons_by_state_in_each_language(digest_bot: Bot, ds: FakeDS, de
         "dossier_reinstruct", "dossier_archive", "dossier_message", "dossier_follow", *EDITS}
     decided.archived = True
     archived = buttons(await dossier(digest_bot, str(decided.number), user="U0BOB"))
-    assert set(archived) == {"dossier_reinstruct", "dossier_unarchive", "dossier_message", "dossier_follow", *EDITS}
+    assert set(archived) == {"dossier_reinstruct", "dossier_unarchive", "dossier_follow", *EDITS}  # its messagerie is closed
     assert archived["dossier_unarchive"]["text"]["text"] == "Désarchiver"
     assert archived["dossier_reinstruct"]["confirm"]["title"]["text"] == "Repasser en instruction ?"
 

@@ -130,7 +130,8 @@ async def test_labels_are_added_and_removed_as_the_person_once(digest_bot: Bot, 
     assert found.labels == ["Urgent"]
     card = replaced(slack)
     assert "Labels: Urgent (macaron pink)" in text_of(card)
-    assert "You added a label to dossier" in heard(slack) and "You removed a label from dossier" in heard(slack)
+    assert f"You added the label “Urgent” to dossier n° {found.number}" in heard(slack)
+    assert f"You removed the label “À relancer” from dossier n° {found.number}" in heard(slack)  # two DMs told apart
 
 
 async def test_a_label_or_group_of_another_demarche_is_refused_in_words(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,

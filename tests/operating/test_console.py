@@ -299,3 +299,13 @@ def test_the_demo_tells_one_set_of_numbers_everywhere(monkeypatch, capsys, resto
     assert "Dossier n° 20007 · Aides aux associations (démo) (n° 12345)" in out and "You accepted dossier n° 20007" in out
     assert f"{late - 1} waiting too long" in out[out.rindex("== My dossiers =="):]
     assert "Dossier n° 12345" not in out
+
+
+def test_a_cards_overflow_menu_shows_its_links(monkeypatch, capsys, restore_logging):
+    """The card's ⋯ menu only links to the service's pages: the shell shows each, as Slack would list them."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("/dossier 24680\n"))
+    assert main(["shell", "--demo", "--lang", "fr"]) == 0
+    out = capsys.readouterr().out
+    assert "[overflow]" not in out
+    assert re.search(r"⋯ Demander un avis à un expert \(sur le service\) \(http://127\.0\.0\.1:\d+/procedures/12345/dossiers/24680/avis\)",
+                     out), out
