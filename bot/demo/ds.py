@@ -25,7 +25,7 @@ from bot.demo.ds_data import FakeAvis, FakeDemarche, FakeDossier, FakeGroup
 from bot.demo.ds_graph import Graph
 from bot.demo.ds_http import Endpoint, request_token
 
-#: the service's schema (SDL, September 2026 @45541a2a, 242 types; a copy of tests/data/ds-schema-2026.graphql),
+#: the service's schema (SDL, September 2026, app/graphql/schema.graphql @45541a2a, 242 types; its header says whence),
 #: shipped with the stand-in that runs on it
 SCHEMA = Path(__file__).with_name("ds-schema.graphql")
 STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
