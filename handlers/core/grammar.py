@@ -61,8 +61,11 @@ class NotRead:
 
 
 def command(text: str) -> Command:
+    """The verb (help for none, and for `aide` or `?` in any language the bot speaks) and the rest."""
     words = text.split()
     verb = words[0].lower() if words else "help"
+    if is_typed(verb, "typed.help"):
+        verb = "help"
     stripped = text.strip()
     return Command(verb, words[1:], stripped[len(words[0]):].strip() if words else "", stripped)
 

@@ -16,7 +16,7 @@ from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import click, dossier
 from tests.desk.test_watch import a_round, news
-from tests.digest.commands import ALICE
+from tests.digest.commands import ALICE, digest
 from tests.fakes.slack import TEAM, FakeSlack
 from tests.slack_requests import _interaction, home_opened, send_event, view_submission_body
 
@@ -241,3 +241,11 @@ async def test_an_uninstall_erases_the_workspaces_choices(digest_bot: Bot, ds: F
     await forget_team(redis, TEAM)
     assert [name async for name in redis.scan_iter(match=redis_key("desk-*", TEAM, "*"))] == []
     assert await redis.hgetall(redis_key("desk-daily")) == {} and await redis.smembers(redis_key("desk-holding")) == set()
+
+
+async def test_help_is_understood_as_a_french_speaker_types_it(digest_bot: Bot) -> None:
+    """`/dossier aide` and `/digest aide` are the help, not an unknown word."""
+    words = text_of(await dossier(digest_bot, "aide"))
+    assert "I don't know" not in words and "/dossier help" in words
+    said = await digest(digest_bot, "aide")
+    assert "I don't know" not in said and "/digest subscribe" in said

@@ -98,8 +98,9 @@ async def test_show_details_button_from_the_list(bot, meet: FakeMeet, alice):
 
 
 async def test_help_and_usage(bot, alice):
-    for text in ("", "help"):
-        assert "/room new [public|trusted|restricted]" in text_of(await bot.reply(text))
+    for text in ("", "help", "aide", "AIDE", "?"):  # help as a French speaker types it too
+        words = text_of(await bot.reply(text))
+        assert "/room new [public|trusted|restricted]" in words and "I don't know" not in words, text
     assert "I don't know `dance`" in text_of(await bot.reply("dance"))
     assert "`secret` is not an access level" in text_of(await bot.reply("new secret"))
     assert "`two` is not a page number" in text_of(await bot.reply("list two"))
