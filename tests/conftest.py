@@ -255,6 +255,16 @@ class Bot:
     async def post(self, body: str, headers: dict[str, str] | None = None) -> httpx.Response:
         return await self.http.post("/slack/events", content=body, headers=headers or signed_headers(body))
 
+    async def last_reply(self, body: str) -> dict:
+        """Posts a signed request, waits for the work it started, and returns the last reply to a response_url."""
+        before = len(self.slack.responses)
+        answer = await self.post(body)
+        assert answer.status_code == 200
+        await self.runtime.tasks.drain(20)
+        replies = self.slack.responses[before:]
+        assert replies, "no answer"
+        return replies[-1]
+
     async def command(self, text: str, user: str = "U0ALICE") -> httpx.Response:
         return await self.post(command_body(text, user, self.slack.response_url()))
 

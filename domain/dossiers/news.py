@@ -56,6 +56,10 @@ class Why:
     group: str
 
 
+#: a change the watcher hears of, and why
+Theirs = tuple[DossierChange, Why]
+
+
 @dataclass(frozen=True)
 class NewsRounds:
     watches: Watches
@@ -85,13 +89,15 @@ class NewsRounds:
                     watchers.append(Watcher(team, user, account, polled))
         return watchers
 
-    async def theirs(self, watcher: Watcher, email: str) -> dict[int, list[DossierChange]]:
-        """What the watcher (known by `email`) wants of what was read, démarche by démarche."""
-        return {number: [change for change in each.changes if (why := await self.why(watcher, change, email)) is not None
-                         and wants(why.level, why.relation)]
-                for number, each in watcher.polled.items()}
+    async def theirs(self, watcher: Watcher, email: str) -> dict[int, list[Theirs]]:
+        """What the watcher (known by `email`) wants of what was read, démarche by démarche, and why."""
+        found: dict[int, list[Theirs]] = {}
+        for number, each in watcher.polled.items():
+            whys = [(change, await self._why(watcher, change, email)) for change in each.changes]
+            found[number] = [(change, why) for change, why in whys if why is not None and wants(why.level, why.relation)]
+        return found
 
-    async def why(self, watcher: Watcher, change: DossierChange, email: str) -> Why | None:
+    async def _why(self, watcher: Watcher, change: DossierChange, email: str) -> Why | None:
         """How the watcher stands to the changed dossier now, and the level they chose for its kind;
         None when it is not theirs at all."""
         related = await relation(watcher.account, change, email)
@@ -100,13 +106,14 @@ class NewsRounds:
         level = await self.choices.level(watcher.team, watcher.user, change.demarche, Kind(change.kind))
         return Why(related, level, await _group_label(watcher.account, change))
 
-    async def untold(self, watcher: Watcher, theirs: dict[int, list[DossierChange]]) -> list[DossierChange]:
+    async def untold(self, watcher: Watcher, theirs: dict[int, list[Theirs]]) -> list[Theirs]:
         """Of what is theirs, what they were not told yet — now counted as told."""
-        news: list[DossierChange] = []
-        for number, changes in theirs.items():
-            once = list({change.mark: change for change in changes}.values())  # a dossier changed mid-read comes twice
-            fresh = await self.watches.first_time(watcher.team, watcher.user, number, once, watcher.polled[number].forget_before)
-            news += [change for change in once if change.mark in fresh]
+        news: list[Theirs] = []
+        for number, told in theirs.items():
+            once = list({change.mark: (change, why) for change, why in told}.values())  # a dossier changed mid-read comes twice
+            fresh = await self.watches.first_time(watcher.team, watcher.user, number, [change for change, _ in once],
+                                                  watcher.polled[number].forget_before)
+            news += [(change, why) for change, why in once if change.mark in fresh]
         return news
 
 

@@ -86,7 +86,7 @@ class Watching:
                 return await self._drop(team, user, code_of(cause))
             return 0  # no e-mail, or Slack busy: nothing of the démarches is told this round
         news = await rounds.untold(watcher, theirs)
-        items = [Item.of(change, why) for change in news if (why := await rounds.why(watcher, change, email)) is not None]
+        items = [Item.of(change, why) for change, why in news]
         if not items:
             return 0
         if await self._held(team, user, profile, now):

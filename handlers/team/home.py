@@ -50,19 +50,19 @@ def team_window(lang: str, workspaces: list[tuple[str, str]] | None = None, curr
                 ])
 
 
-def read_window(view: dict[str, Any], lang: str) -> Ask | dict[str, str]:
-    """The window's answers, or each field's problem in words (Slack shows them under the fields)."""
+def read_window(view: dict[str, Any]) -> Ask | dict[str, str]:
+    """The window's answers, or each field's problem (its catalog key; Slack shows it under the field)."""
     typed = {name: str(view_input(view, name).get("value") or "").strip() for name in (DEMARCHE, GROUP, HOUR)}
     problems = {}
     if not is_number(typed[DEMARCHE], 9):
-        problems[DEMARCHE] = text(lang, "team.window_not_number")
+        problems[DEMARCHE] = "team.window_not_number"
     if typed[GROUP] and not is_number(typed[GROUP], 9):
-        problems[GROUP] = text(lang, "team.window_not_number")
+        problems[GROUP] = "team.window_not_number"
     hour: dt.time | None = None
     if typed[HOUR]:
         found = grammar.clock_time(typed[HOUR].split())
         if found is None or found[1] != len(typed[HOUR].split()):
-            problems[HOUR] = text(lang, "team.window_not_hour")
+            problems[HOUR] = "team.window_not_hour"
         else:
             hour = found[0]
     if problems:
@@ -87,10 +87,10 @@ def register(app: AsyncApp, services: Services) -> None:
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
-        lang = await language_quickly(services, client, asker)
-        read = read_window(view, lang)
-        if isinstance(read, dict):
-            await ack(response_action="errors", errors=read)
+        read = read_window(view)
+        if isinstance(read, dict):  # the person's language is read only when there is something to say
+            lang = await language_quickly(services, client, asker)
+            await ack(response_action="errors", errors={block: text(lang, key) for block, key in read.items()})
             return
         await ack()
         if not await services.once.claim_or_assume("view", str(view.get("id", ""))[:40], ttl=SUBMISSION_WINDOW):

@@ -29,13 +29,7 @@ def demarche(ds: FakeDS, slack: FakeSlack) -> FakeDemarche:
 
 async def dossier(bot: Bot, words: str, user: str = "U0ALICE") -> dict:
     """`/dossier <words>` as `user`: the private answer."""
-    before = len(bot.slack.responses)
-    answer = await bot.post(command_body(words, user, bot.slack.response_url(f"cmd-{user}"), command="/dossier"))
-    assert answer.status_code == 200
-    await bot.runtime.tasks.drain(20)
-    replies = bot.slack.responses[before:]
-    assert replies, "no answer"
-    return replies[-1]
+    return await bot.last_reply(command_body(words, user, bot.slack.response_url(f"cmd-{user}"), command="/dossier"))
 
 
 def buttons(reply: dict) -> dict[str, dict]:

@@ -9,6 +9,8 @@ import datetime as dt
 import json
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
 from clients.redis_keys import key as redis_key
@@ -92,26 +94,27 @@ async def test_nothing_on_a_day_with_nothing_and_off(digest_bot: Bot, ds: FakeDS
     assert "can't read `25:00` as an hour" in text_of(await dossier(digest_bot, "daily 25:00"))
 
 
-async def test_one_dm_a_day_when_two_processes_run_the_scheduler(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
-                                                                  demarche: FakeDemarche) -> None:
+@pytest.fixture
+async def alices_daily(digest_bot: Bot, ds: FakeDS, demarche: FakeDemarche) -> DailyDMs:
+    """Alice watches démarche 101, which has a late dossier, and asked for her daily DM at 08:30."""
     await late_dossier(digest_bot, ds)
     await dossier(digest_bot, "watch 101")
     await dossier(digest_bot, "daily 08:30")
     daily = digest_bot.runtime.daily
     assert daily is not None
+    return daily
+
+
+async def test_one_dm_a_day_when_two_processes_run_the_scheduler(alices_daily: DailyDMs, slack: FakeSlack) -> None:
+    daily = alices_daily
     other = DailyDMs(daily.services)  # a second process: its own scheduler, the same Redis
     now = at(dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2), 9, 0, "Europe/Paris")
     assert len(await asyncio.gather(run_due(daily, now), run_due(other, now))) == 2
     assert len(dailies(slack, "U0ALICE")) == 1
 
 
-async def test_a_process_that_died_sending_is_replaced_after_its_lease(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
-                                                                      demarche: FakeDemarche) -> None:
-    await late_dossier(digest_bot, ds)
-    await dossier(digest_bot, "watch 101")
-    await dossier(digest_bot, "daily 08:30")
-    daily = digest_bot.runtime.daily
-    assert daily is not None
+async def test_a_process_that_died_sending_is_replaced_after_its_lease(digest_bot: Bot, alices_daily: DailyDMs, slack: FakeSlack) -> None:
+    daily = alices_daily
     day = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=2)
     hours = daily.services.hours
     assert await hours.daily_lease(TEAM, "U0ALICE", day)  # a process took the day's lease, then died

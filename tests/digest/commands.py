@@ -23,11 +23,5 @@ def make_job(settings: Settings, redis, ds: FakeDS) -> tuple[DigestJob, DossierS
 
 async def digest(bot: Bot, text: str, channel: str = "C0TEAM", user: str = "U0ALICE", channel_name: str = "general") -> str:
     """Runs `/digest <text>` in `channel` as `user` and returns the last private answer."""
-    before = len(bot.slack.responses)
-    response = await bot.post(command_body(text, user, bot.slack.response_url(), command="/digest", channel=channel,
-                                           channel_name=channel_name))
-    assert response.status_code == 200
-    await bot.runtime.tasks.drain(20)
-    replies = bot.slack.responses[before:]
-    assert replies, "no answer"
-    return text_of(replies[-1])
+    return text_of(await bot.last_reply(command_body(text, user, bot.slack.response_url(), command="/digest", channel=channel,
+                                                     channel_name=channel_name)))

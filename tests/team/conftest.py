@@ -30,24 +30,12 @@ def demarche(ds: FakeDS, slack: FakeSlack, meet: FakeMeet) -> FakeDemarche:
 
 async def team(bot: Bot, words: str, user: str = "U0ADA", channel: str = "C0CHAN") -> dict:
     """`/dossier team <words>` as `user`: the private answer."""
-    before = len(bot.slack.responses)
-    answer = await bot.post(command_body(f"team {words}", user, bot.slack.response_url(f"cmd-{user}", channel),
-                                         command="/dossier", channel=channel))
-    assert answer.status_code == 200
-    await bot.runtime.tasks.drain(20)
-    replies = bot.slack.responses[before:]
-    assert replies, "no answer"
-    return replies[-1]
+    return await bot.last_reply(command_body(f"team {words}", user, bot.slack.response_url(f"cmd-{user}", channel),
+                                             command="/dossier", channel=channel))
 
 
 async def click(bot: Bot, action_id: str, value: str, user: str = "U0ADA", channel: str = "C0CHAN") -> dict:
-    before = len(bot.slack.responses)
-    answer = await bot.post(action_body(action_id, value, user, bot.slack.response_url(f"click-{user}", channel), channel=channel))
-    assert answer.status_code == 200
-    await bot.runtime.tasks.drain(20)
-    replies = bot.slack.responses[before:]
-    assert replies, "no answer"
-    return replies[-1]
+    return await bot.last_reply(action_body(action_id, value, user, bot.slack.response_url(f"click-{user}", channel), channel=channel))
 
 
 def made_channels(slack: FakeSlack) -> dict[str, dict]:
