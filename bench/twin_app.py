@@ -31,6 +31,8 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
+from clients.dossiers.queries import GET_DOSSIER_CARD  # the bot's very document: the same request, the same answer
+
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
@@ -44,10 +46,6 @@ MEET = os.environ["MEET_API_URL"].rstrip("/")
 DS_URL, DS_TOKEN = os.environ.get("DS_API_URL", ""), os.environ.get("DS_API_TOKEN", "")
 CREDENTIALS = {"client_id": os.environ["MEET_CLIENT_ID"], "client_secret": os.environ["MEET_CLIENT_SECRET"],
                "grant_type": "client_credentials"}
-CARD = """query getDossierCard($dossierNumber: Int!) {
-  dossier(number: $dossierNumber) { id number state demarche { number title }
-    groupeInstructeur { number label instructeurs { id email } } instructeurs { email } }
-}"""
 JSON = {"Content-Type": "application/json"}
 
 #: commands wait for one of 64 connections, as the bot's do: redis-py's plain pool raises "Too many
@@ -166,7 +164,7 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
         return
     email = (await email_of(client, body, profile)).strip().lower()
     number = int(re.sub(r"\D", "", body.get("text", "")) or 0)
-    query = {"query": CARD, "operationName": "getDossierCard", "variables": {"dossierNumber": number}}
+    query = {"query": GET_DOSSIER_CARD, "operationName": "getDossierCard", "variables": {"dossierNumber": number}}
     async with session("dossiers").post(DS_URL, data=dumps(query), headers={**JSON, "Authorization": f"Bearer {DS_TOKEN}"}) as answer:
         card = (loads(await answer.read()).get("data") or {}).get("dossier") or {}
     group = (card.get("groupeInstructeur") or {}).get("instructeurs") or []

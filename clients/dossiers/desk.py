@@ -24,30 +24,11 @@ from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.annotations import GET_ANNOTATIONS, AnnotationField, fields_of
 from clients.dossiers.models import Dossier, GroupRef, moment_of
+from clients.dossiers.queries import CARD_FIELDS, GET_DOSSIER_CARD
 from clients.dossiers.service import DossierService
 from clients.dossiers.uploads import CREATE_DIRECT_UPLOAD, Upload, upload
 from clients.retry import RetryPolicy
 from clients.tolerant import Tolerant
-
-#: what the card shows, read by the look-up and by the acts' answers that return the dossier (labels,
-#: group, annotations): what the service shows an instructeur, never a field the applicant filled in
-CARD_FIELDS = """id number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
-    datePrevisionnelleDecisionSVASVR dateAccuseLectureAgreement
-    demarche { number title }
-    groupeInstructeur { id number label instructeurs { id email } }
-    instructeurs { email }
-    usager { email }
-    labels { id name color }
-    avis { dateQuestion dateReponse }
-    assignments { assignedAt groupeInstructeurLabel previousGroupeInstructeurLabel }
-    archived
-    messages { id email createdAt discardedAt correction { reason dateResolution } }"""
-GET_DOSSIER_CARD = f"""query getDossierCard($dossierNumber: Int!) {{
-  dossier(number: $dossierNumber) {{
-    {CARD_FIELDS}
-  }}
-}}"""
-
 
 GET_DEMARCHE_CHOICES = """query getDemarcheChoices($demarcheNumber: Int!) {
   demarche(number: $demarcheNumber) {

@@ -70,6 +70,26 @@ GET_DOSSIER = """query getDossier($dossierNumber: Int!) {
   }
 }"""
 
+#: what the desk's card shows (`clients/dossiers/desk.py`), read by the look-up and by the acts' answers that
+#: return the dossier (labels, group, annotations): what the service shows an instructeur, never a field the
+#: applicant filled in. Here, with nothing imported, so that `bench/twin_app.py` sends the very same document
+CARD_FIELDS = """id number state dateDepot datePassageEnConstruction datePassageEnInstruction dateTraitement
+    datePrevisionnelleDecisionSVASVR dateAccuseLectureAgreement
+    demarche { number title }
+    groupeInstructeur { id number label instructeurs { id email } }
+    instructeurs { email }
+    usager { email }
+    labels { id name color }
+    avis { dateQuestion dateReponse }
+    assignments { assignedAt groupeInstructeurLabel previousGroupeInstructeurLabel }
+    archived
+    messages { id email createdAt discardedAt correction { reason dateResolution } }"""
+GET_DOSSIER_CARD = f"""query getDossierCard($dossierNumber: Int!) {{
+  dossier(number: $dossierNumber) {{
+    {CARD_FIELDS}
+  }}
+}}"""
+
 #: Every document the client can send, by operation name (the tests validate each against the schema).
 QUERIES = {
     "getDemarcheTitle": (GET_DEMARCHE_TITLE, ""),
