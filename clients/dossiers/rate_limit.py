@@ -34,6 +34,7 @@ import functools
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, ParamSpec, TypeVar
 
@@ -69,6 +70,24 @@ SHORT_WAIT = 5.0
 #: and give up otherwise (`OverShare`) rather than wait for the next window.
 SHARE: ContextVar[float | None] = ContextVar("dossier_request_share", default=None)
 
+
+@dataclass(frozen=True)
+class Quota:
+    """A person's own allowance (`most` a `seconds` window, from their first request), taken from
+    by the task's next request in the round trip of its ticket: a look-up's quota cost one of its own."""
+
+    whose: tuple[str, ...]
+    most: int
+    seconds: int
+
+
+class QuotaSpent(Exception):
+    """The request's `Quota` was spent: nothing was sent, no ticket taken."""
+
+
+#: The quota the task's next request takes from (once: the first request then clears it).
+QUOTA: ContextVar[Quota | None] = ContextVar("dossier_request_quota", default=None)
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -89,23 +108,37 @@ def with_priority(level: Priority) -> Callable[[Callable[P, Coroutine[Any, Any, 
 
 #: Lua: a ticket taken in one round trip (a pipeline of five commands cost the client five times
 #: the encoding and parsing): KEYS the window's count, its count of asked requests (for one of
-#: them), the operator's flag — one hash tag, so that a Redis Cluster keeps them in one slot;
-#: ARGV the keys' lifetime, and 1 when the operator's walk sets its flag (else it is read).
+#: them), the operator's flag, a person's quota (for a request that takes from one) — one hash
+#: tag, so that a Redis Cluster keeps them in one slot; ARGV the keys' lifetime, 1 when the
+#: operator's walk sets its flag (else it is read), and the quota's most and window (0: none).
+#: A quota spent answers {0, 0, 0, 1} and takes no ticket.
 _TAKE = """
 local ttl = tonumber(ARGV[1])
+local most = tonumber(ARGV[3])
+local last = #KEYS
+if most > 0 then
+  local used = redis.call('INCR', KEYS[last])
+  if used == 1 then
+    redis.call('EXPIRE', KEYS[last], tonumber(ARGV[4]))
+  end
+  if used > most then
+    return {0, 0, 0, 1}
+  end
+  last = last - 1
+end
 local taken = redis.call('INCR', KEYS[1])
 redis.call('EXPIRE', KEYS[1], ttl)
 local asked = 0
-if #KEYS == 3 then
+if last == 3 then
   asked = redis.call('INCR', KEYS[2])
   redis.call('EXPIRE', KEYS[2], ttl)
 end
-local flag = KEYS[#KEYS]
+local flag = KEYS[last]
 if ARGV[2] == '1' then
   redis.call('SET', flag, '1', 'EX', ttl)
-  return {taken, asked, 1}
+  return {taken, asked, 1, 0}
 end
-return {taken, asked, redis.call('EXISTS', flag)}
+return {taken, asked, redis.call('EXISTS', flag), 0}
 """
 
 
@@ -131,17 +164,21 @@ class RateLimiter:
         self._clock = clock
         self._sleep = sleep
         self._local: dict[tuple[int, bool], int] = {}
+        self._quotas: dict[tuple[str, ...], tuple[float, int]] = {}  # without Redis: each quota's end, its count
         self._urgent_until = 0.0
         self._flag = key("ds-urgent", f"{{{name}}}")
         self._take_script = redis.register_script(_TAKE) if redis is not None else None
 
     async def wait(self) -> None:
         """Returns when this request may go: a ticket of the current window was free (for it)."""
-        level, share = PRIORITY.get(), SHARE.get()
+        level, share, quota = PRIORITY.get(), SHARE.get(), QUOTA.get()
+        if quota is not None:
+            QUOTA.set(None)  # taken from once, by the task's first request
         while True:
             now = self._clock()
             index = int(now // self._window)
-            taken, asked, reserving = await self._take(index, level)
+            taken, asked, reserving = await self._take(index, level, quota)
+            quota = None
             if share is not None and taken > max(1, int(self.allowed * share)):
                 await self._give_back(index, level)
                 raise OverShare("this minute's share of the dossier service's allowance is spent")
@@ -161,24 +198,40 @@ class RateLimiter:
             return self.for_others
         return self.ordinary
 
-    async def _take(self, index: int, level: Priority) -> tuple[int, int, bool]:
+    async def _take(self, index: int, level: Priority, quota: Quota | None = None) -> tuple[int, int, bool]:
         """This request's number in window `index`, its number among the window's asked requests
-        (when it is one), and whether an operator's walk is under way."""
+        (when it is one), and whether an operator's walk is under way; `QuotaSpent` (no ticket
+        taken) when `quota` is."""
         asked = level is Priority.ASKED
         if self._take_script is not None:
+            quota_keys = [key("ds-rate", f"{{{self._name}}}", "quota", *quota.whose)] if quota else []
             try:
-                taken, among_asked, reserving = await self._take_script(
-                    keys=[*self._keys(index, asked), self._flag],
-                    args=[int(self._window * 2) + 1, int(level is Priority.OPERATOR)])
-                return int(taken), int(among_asked), bool(reserving)
+                taken, among_asked, reserving, spent = await self._take_script(
+                    keys=[*self._keys(index, asked), self._flag, *quota_keys],
+                    args=[int(self._window * 2) + 1, int(level is Priority.OPERATOR), *((quota.most, quota.seconds) if quota else (0, 0))])
             except RedisError as error:
-                degraded("dossier rate limit", error)
+                degraded("dossier rate limit", error)  # and the quota not counted, as without Redis nothing is refused
+            else:
+                if spent:
+                    raise QuotaSpent()
+                return int(taken), int(among_asked), bool(reserving)
+        elif quota is not None:
+            self._spend_locally(quota)
         self._local = {counted: number for counted, number in self._local.items() if counted[0] == index}
         for counted in ((index, False), (index, True))[:2 if asked else 1]:
             self._local[counted] = self._local.get(counted, 0) + 1
         if level is Priority.OPERATOR:
             self._urgent_until = self._clock() + self._window * 2
         return self._local[(index, False)], self._local.get((index, True), 0), self._clock() < self._urgent_until
+
+    def _spend_locally(self, quota: Quota) -> None:
+        """A quota counted by this process alone (a limiter without Redis)."""
+        now = self._clock()
+        self._quotas = {whose: kept for whose, kept in self._quotas.items() if kept[0] > now}
+        until, used = self._quotas.get(quota.whose, (now + quota.seconds, 0))
+        self._quotas[quota.whose] = (until, used + 1)
+        if used + 1 > quota.most:
+            raise QuotaSpent()
 
     async def _give_back(self, index: int, level: Priority) -> None:
         """A ticket taken past the cap was not used: without this, waiters would fill the reserve."""

@@ -37,7 +37,7 @@ class Outcome:
 
 async def look_up(services: Services, asker: Asker, email: str, lang: str, number: int) -> Message:
     """`/dossier <n>` and the Open buttons: the card, or why not."""
-    looked = await find(services.accounts, services.once, asker.team_id, asker.user_id, email, number)
+    looked = await find(services.accounts, asker.team_id, asker.user_id, email, number)
     match looked.found:
         case Found.SEEN if looked.seen is not None:
             return card_message(lang, looked.seen, email, _site(services))

@@ -22,7 +22,7 @@ from bot.demo.ds import FakeDS
 from bot.demo.meet import FakeMeet
 from bot.redis_server import open_redis
 from clients.dossiers.errors import OverShare
-from clients.dossiers.rate_limit import Priority, RateLimiter, with_priority
+from clients.dossiers.rate_limit import QUOTA, Priority, Quota, QuotaSpent, RateLimiter, with_priority
 from clients.redis_keys import key as redis_key
 from tests.conftest import bot_env, eventually
 from tests.fakes.slack import FakeSlack
@@ -151,6 +151,26 @@ async def test_the_dossier_services_allowance_is_one_count_for_every_process_on_
         with pytest.raises(OverShare):
             await act(processes[0])
         assert await redis.get(redis_key("ds-rate:{cluster-token}:10")) == "4"  # the fifth ticket given back
+
+
+async def test_a_persons_look_up_quota_is_counted_in_the_tickets_script_on_a_cluster(cluster: LocalCluster) -> None:
+    """A look-up's quota (`/dossier`: 30 a minute a person) is taken in its ticket's script: its key
+    shares the token's hash tag, so a Cluster runs the script, and the quota holds over two processes."""
+    async with open_redis(Settings(_env_file=None, redis_url=cluster.url)) as redis:
+        processes = [RateLimiter(40, redis=redis, name="cluster-token", clock=lambda: 600.0) for _ in range(2)]
+
+        @with_priority(Priority.ASKED)
+        async def look(limiter: RateLimiter, user: str) -> None:
+            QUOTA.set(Quota(("dossier-look", "T0TEAM", user), 2, 60))
+            await limiter.wait()
+            await limiter.wait()  # the task's second request (a démarche's members) takes no quota
+
+        for turn in range(2):
+            await look(processes[turn % 2], "U0ALICE")
+        with pytest.raises(QuotaSpent):
+            await look(processes[0], "U0ALICE")
+        await look(processes[1], "U0BOB")  # another person's own
+        assert await redis.get(redis_key("ds-rate:{cluster-token}:10")) == "6"  # no ticket for the refused one
 
 
 async def _reply(slack: FakeSlack, name: str) -> str:
