@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import functools
-import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -65,8 +63,7 @@ class DossierService:
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
         # Requests go straight to aiohttp's pool (as the room service's): through httpx's own pool,
         # httpcore's scans of its connections were half of a /dossier's CPU (docs/benchmarks.md).
-        self._headers = {"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot",
-                         "Content-Type": "application/json"}
+        self._headers = {"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"}
         self._extensions = {"timeout": httpx.Timeout(timeout, connect=5.0).as_dict()}
         self._aiohttp: AiohttpTransport | None = None
         self.requests = 0
@@ -161,7 +158,7 @@ class DossierService:
         (or was refused unread: 429), never after a timeout the server may have acted through."""
         acting = policy is not None
         policy = policy or self._policy
-        body = _body(query, operation, variables)
+        body = {"query": query, "operationName": operation, "variables": variables}
         for attempt in range(1, policy.attempts + 1):
             response = await self._post(body, policy, idempotent=not acting)
             payload = _json(response)
@@ -176,11 +173,11 @@ class DossierService:
             return payload.get("data") or {}
         raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
 
-    async def _post(self, body: bytes, policy: RetryPolicy, *, idempotent: bool) -> httpx.Response:
+    async def _post(self, body: dict[str, Any], policy: RetryPolicy, *, idempotent: bool) -> httpx.Response:
         async def attempt() -> httpx.Response:
             await self._limiter.wait()
             self.requests += 1
-            return await self._bounded(httpx.Request("POST", self._url, content=body, headers=self._headers,
+            return await self._bounded(httpx.Request("POST", self._url, json=body, headers=self._headers,
                                                      extensions=self._extensions))
 
         try:
@@ -238,21 +235,6 @@ class DossierService:
     def _too_large(self) -> errors.Unreadable:
         log.warning("the dossier service sent an answer over %d bytes; not read further", self._max_answer)
         return errors.Unreadable(f"an answer over {self._max_answer} bytes")
-
-
-def _body(query: str, operation: str, variables: dict[str, Any]) -> bytes:
-    """The request's JSON, as httpx's `json=` writes it (the same bytes), with the document's own
-    encoding made once: the card's document is 900 characters, encoded again on every look-up."""
-    return f'{{"query":{_document(query)},"operationName":{_json_text(operation)},"variables":{_json_text(variables)}}}'.encode()
-
-
-@functools.lru_cache(maxsize=256)
-def _document(query: str) -> str:
-    return _json_text(query)
-
-
-def _json_text(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _said(response: httpx.Response) -> str:
