@@ -41,8 +41,13 @@ class PendingAcks:
             self._none.set()
 
     async def none_left(self) -> None:
+        """At once when none waits; else until none does, or `MOST_SECONDS`. Bounded in the caller's
+        task (`asyncio.timeout`): `wait_for` made a Task of every command's wait."""
+        if self._none.is_set():
+            return
         with contextlib.suppress(TimeoutError):  # waited long enough: work goes on
-            await asyncio.wait_for(self._none.wait(), MOST_SECONDS)
+            async with asyncio.timeout(MOST_SECONDS):
+                await self._none.wait()
 
 
 class AckThenYield(AsyncAck):
