@@ -40,7 +40,7 @@ COMMANDS = {
 }
 #: a burst for the CPU a command: /proc counts CPU in 10 ms ticks, 0.03 ms a command at 300
 CPU_BURST = 300
-#: orjson is not a dependency of the bot: its ideas are measured where it is installed
+#: orjson is the `bench` extra's (in requirements.lock), never the bot's: without it its ideas are left out
 IDEAS = ("pipeline", "orjson", "lean", "pipeline,orjson,lean") if importlib.util.find_spec("orjson") \
     else ("pipeline", "lean", "pipeline,lean")
 DS_LATENCY = 0.1

@@ -36,7 +36,7 @@ from clients.dossiers.queries import GET_DOSSIER_CARD  # the bot's very document
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
-if "orjson" in IDEAS:  # not a dependency of the bot: `pip install orjson` to measure it (bench/twin.py skips it otherwise)
+if "orjson" in IDEAS:  # the `bench` extra's, not the bot's (pip install -e '.[bench]'; bench/twin.py skips it without)
     orjson = importlib.import_module("orjson")
     dumps, loads = orjson.dumps, orjson.loads
 else:

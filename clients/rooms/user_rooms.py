@@ -86,6 +86,7 @@ class UserRooms:
         self._slug_misses = slug_misses
         self._scopes_missing = scopes_missing
         self._not_missing_until: dict[str, float] = {}
+        self._reading_missing: dict[str, asyncio.Future[str | None]] = {}
         self._listed = listed
         self.directory = directory
         self.recent = recent
@@ -222,9 +223,18 @@ class UserRooms:
         """What the service said when it refused `scope`, if it did lately. That it did not is
         taken as known for `NOT_MISSING_SECONDS` without asking Redis again (a round trip of every
         command, for a mark set a few times in an application's life): another process that meets
-        the refusal first costs this one at most a refused call and a token request meanwhile."""
+        the refusal first costs this one at most a refused call and a token request meanwhile.
+        Commands that need the mark while it is being read wait for that one read: a burst's
+        first commands all asked Redis before the first answer came (250 reads in a burst of 300)."""
         if self._not_missing_until.get(scope, 0.0) > monotonic():
             return None
+        reading = self._reading_missing.get(scope)
+        if reading is None:
+            reading = self._reading_missing[scope] = asyncio.ensure_future(self._read_missing(scope))
+            reading.add_done_callback(lambda _: self._reading_missing.pop(scope, None))
+        return await asyncio.shield(reading)  # one caller cancelled does not cancel the others' read
+
+    async def _read_missing(self, scope: str) -> str | None:
         known = await self._scopes_missing.get(self._application, scope)
         if known is None:
             self._not_missing_until[scope] = monotonic() + NOT_MISSING_SECONDS

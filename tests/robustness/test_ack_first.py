@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from slack_bolt.response import BoltResponse
 
 from handlers import ack_first
 from handlers.ack_first import AckThenYield, PendingAcks
@@ -29,3 +30,22 @@ async def test_a_steady_stream_of_requests_delays_work_a_little_and_never_starve
     pending = PendingAcks()
     pending.started()  # never answered
     await asyncio.wait_for(AckThenYield(pending)(), 5)
+
+
+async def test_an_ack_wakes_bolts_look_for_it_at_once(bot):
+    """Bolt's runner looks for the ack every 10 ms in the request's task: the ack ends that wait (here
+    one of a minute, which only the ack can end within the test's 5 s)."""
+    from slack_bolt.listener import asyncio_runner
+
+    pending = PendingAcks()
+
+    async def dispatch() -> BoltResponse | None:
+        ack = AckThenYield(pending, asyncio.current_task())
+        listener = asyncio.ensure_future(ack())  # as Bolt starts it
+        while ack.response is None:
+            await asyncio_runner.asyncio.sleep(60)  # Bolt's look, as the bot's register leaves it
+        await listener
+        return ack.response
+
+    answer = await asyncio.wait_for(dispatch(), 5)
+    assert answer is not None and answer.status == 200

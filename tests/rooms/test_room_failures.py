@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -216,6 +217,36 @@ async def test_a_scope_another_process_found_missing_is_believed_here_within_sec
             monkeypatch.setattr(user_rooms, "monotonic", lambda: window_over)  # noqa: B023  (used in this iteration only)
             assert "missing the room service permission `rooms:create`" in text_of(await second.reply("new"))
             assert (meet.count("POST", ROOMS), len(meet.token_requests)) == (tried, tokens)  # no call, no token
+
+
+async def test_a_burst_of_commands_reads_the_scope_mark_once(bot, redis, meet: FakeMeet, alice, monkeypatch):
+    """Commands that find the scope mark's memo expired while another reads it wait for that read:
+    in a burst, each asked Redis before the first answer came (a round trip of every command)."""
+    await bot.reply("list")  # the profile and the token cached; the mark read once
+    window_over = time.monotonic() + user_rooms.NOT_MISSING_SECONDS
+    monkeypatch.setattr(user_rooms, "monotonic", lambda: window_over)
+    reads: list[str] = []
+    watched, seen_all = asyncio.Event(), asyncio.Event()
+
+    async def watch() -> None:
+        async with redis.monitor() as monitor:  # in place once Redis has said OK to MONITOR
+            watched.set()
+            async for said in monitor.listen():
+                if said["command"].startswith("GET ") and ":scope-missing:" in said["command"]:
+                    reads.append(said["command"])
+                if said["command"] == "GET burst-over":
+                    seen_all.set()
+
+    watching = asyncio.create_task(watch())
+    await watched.wait()
+    before = len(bot.slack.responses)
+    await asyncio.gather(*(bot.command("list") for _ in range(10)))
+    replies = await bot.slack.wait_responses(before + 10, timeout=12)
+    await redis.get("burst-over")  # MONITOR tells commands in order: every read before it has been told
+    await asyncio.wait_for(seen_all.wait(), 10)
+    watching.cancel()
+    assert all("no video room yet" in text_of(reply) for reply in replies[before:])
+    assert len(reads) == 1
 
 
 async def test_without_rooms_retrieve_details_come_from_the_list_just_shown(bot, meet: FakeMeet, alice):

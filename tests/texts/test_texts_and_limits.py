@@ -155,3 +155,29 @@ def test_the_validators_found_once_per_class_are_those_slack_sdk_finds_on_each_o
         per_object = sorted(name for name in dir(thing) if not name.startswith("__")
                             and callable(getattr(thing, name, None)) and hasattr(getattr(thing, name), "validator"))
         assert list(handlers.blocks._VALIDATORS[type(thing)]) == per_object, type(thing).__name__
+
+
+def test_messages_become_the_json_slack_sdk_itself_makes(monkeypatch):
+    """handlers/blocks.py turns objects into dicts without slack_sdk's per-call closures: the same
+    keys in the same order, empty values left out but rich text's empty lists, nested objects."""
+    import importlib.util
+    import json
+
+    from slack_sdk.models import basic_objects
+    from slack_sdk.models.blocks import RichTextBlock, RichTextSectionElement
+
+    spec = importlib.util.spec_from_file_location("slack_sdk_basic_objects_as_shipped", basic_objects.__file__)
+    assert spec and spec.loader
+    shipped = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shipped)
+
+    page = RoomPage(count=9999, next="https://x/rooms/?page=3", previous="https://x/rooms/", results=[_room(i) for i in range(20)])
+    things = [*room_message("fr", _room(slug="<b>&"), "https://visio", created=True).blocks,
+              *room_list_message("en", page, 2, "https://visio").blocks, *help_message("fr", "lead").blocks,
+              home_view("en", page, "https://visio", [], recent=[_room(100)], levels=list(AccessLevel)),
+              dm_modal("fr", DmTarget("00000000-0000-4000-8000-000000000000", "C0CHAN")),
+              RichTextBlock(elements=[RichTextSectionElement(elements=[])])]
+    ours = [json.dumps(thing.to_dict()) for thing in things]
+    monkeypatch.setattr(basic_objects.JsonObject, "get_non_null_attributes", shipped.JsonObject.get_non_null_attributes)
+    for thing, made in zip(things, ours, strict=True):
+        assert made == json.dumps(thing.to_dict()), type(thing).__name__
