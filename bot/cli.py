@@ -14,6 +14,8 @@ from bot.requirements import missing_before_parsing
 from handlers.i18n import LANGUAGES
 
 if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
     from bot.config import Settings
 
 
@@ -203,9 +205,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
     import logging
 
-    from bot.commands.check import log_failures
-    from bot.serving.server import serve
+    from bot.serving.listen import serve
     from bot.version import version
 
     logging.getLogger("bot").info("roombot %s", version())
-    return asyncio.run(serve(settings, log_failures))  # which turns the collector on once it has built what it keeps
+    return asyncio.run(serve(settings, _startup_checks))  # which turns the collector on once it has built what it keeps
+
+
+async def _startup_checks(settings: Settings, redis: Redis) -> None:
+    """`serve`'s start-up checks, loaded once its app is built: `check`'s modules are not needed
+    to listen."""
+    from bot.commands.check import log_failures
+
+    await log_failures(settings, redis)

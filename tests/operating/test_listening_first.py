@@ -1,0 +1,124 @@
+"""`serve` listens before its Slack app is built: /healthz answers from the first moment, /readyz
+says 503 until the app is built, and Slack's requests that arrive meanwhile wait for it and are
+answered — never refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+
+from bot.config import Settings
+from bot.demo.meet import FakeMeet
+from bot.serving.probes import Front
+from bot.serving.server import create_web_app
+from bot.serving.slack_app import build_app
+from clients.rooms.service import RoomService
+from tests.conftest import VERSION, bot_env, text_of
+from tests.fakes.slack import FakeSlack
+from tests.processes import free_port, python_env
+from tests.slack_requests import SIGNING_SECRET, command_body, signed_headers
+
+
+async def test_before_the_app_is_built_health_answers_and_slacks_request_waits_for_it(settings: Settings, redis: aioredis.Redis,
+                                                                                    slack: FakeSlack, alice: str) -> None:
+    front = Front(redis, metrics=True)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=front), base_url="http://bot") as http:
+        health, ready = await http.get("/healthz"), await http.get("/readyz")
+        assert health.status_code == 200 and health.json() == {"status": "ok", "version": VERSION}
+        assert ready.status_code == 503 and ready.json() == {"status": "unavailable", "app": "starting"}
+        assert (await http.get("/metrics")).status_code == 200
+        body = command_body("list", "U0ALICE", slack.response_url())
+        waiting = asyncio.create_task(http.post("/slack/events", content=body, headers=signed_headers(body)))
+        await asyncio.wait({waiting}, timeout=0.2)
+        assert not waiting.done()  # no app yet to answer it: it waits
+
+        assert settings.meet_api_url and settings.meet_client_id and settings.meet_client_secret
+        rooms = RoomService(str(settings.meet_api_url), settings.meet_client_id, settings.meet_client_secret)
+        runtime = build_app(settings, redis, rooms)
+        front.open(create_web_app(runtime, signing_secret=SIGNING_SECRET))
+        try:
+            assert (await waiting).status_code == 200
+            [reply] = await slack.wait_responses(1, timeout=12)
+            assert "room" in text_of(reply).lower()
+            assert (await http.get("/readyz")).json() == {"status": "ok"}
+        finally:
+            await runtime.tasks.drain(5)
+            await runtime.aclose()
+            await rooms.aclose()
+
+
+async def test_a_request_waiting_for_an_app_that_never_came_hears_to_try_again(redis: aioredis.Redis, slack: FakeSlack) -> None:
+    """Stopped (SIGTERM) before the app was built: what waited gets a 503 that Slack retries."""
+    front = Front(redis, metrics=False)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=front), base_url="http://bot") as http:
+        body = command_body("list", "U0ALICE", slack.response_url())
+        waiting = asyncio.create_task(http.post("/slack/events", content=body, headers=signed_headers(body)))
+        await asyncio.wait({waiting}, timeout=0.2)
+        assert not waiting.done()
+        front.close()
+        answer = await waiting
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "1"
+    assert answer.json() == {"status": "unavailable", "app": "stopping"}
+
+
+#: `serve` in this process, Bolt's import held until /healthz and /readyz have been asked; then
+#: /readyz until it says ready, and a SIGTERM.
+HELD = """
+import importlib.abc, json, os, signal, sys, threading, time, urllib.error, urllib.request
+
+released = threading.Event()
+seen = {}
+BASE = f"http://127.0.0.1:{os.environ['PORT']}"
+
+
+def status(path):
+    try:
+        with urllib.request.urlopen(BASE + path, timeout=5) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
+class HoldBolt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "slack_bolt":
+            released.wait(60)
+        return None
+
+
+def ask():
+    deadline = time.monotonic() + 30
+    while status("/healthz") != 200 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    seen["healthz"], seen["readyz"] = status("/healthz"), status("/readyz")
+    seen["bolt loaded"] = "slack_bolt" in sys.modules
+    released.set()
+    deadline = time.monotonic() + 30
+    while status("/readyz") != 200 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    seen["readyz after"] = status("/readyz")
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+sys.meta_path.insert(0, HoldBolt())
+threading.Thread(target=ask, daemon=True).start()
+from bot.cli import main
+code = main(["serve"])
+print(json.dumps({**seen, "exit": code}))
+"""
+
+
+def test_serve_answers_health_before_bolt_is_loaded(tmp_path: Path, meet: FakeMeet, slack: FakeSlack) -> None:
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), HOST="127.0.0.1", PORT=str(free_port()))
+    done = subprocess.run([sys.executable, "-c", HELD], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"healthz": 200, "readyz": 503, "bolt loaded": False, "readyz after": 200, "exit": 0}, done.stderr
+    assert "Traceback" not in done.stderr
