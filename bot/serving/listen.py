@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import socket
 from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from bot.config import ConfigError, Settings
 from bot.redis_server import open_redis
 from bot.serving.probes import Front
 from bot.serving.processes import HELPER
+from bot.serving.stop_signals import StopSignals
 
 if TYPE_CHECKING:
     from bot.serving.server import StartupChecks
@@ -101,13 +101,11 @@ def _serve_built() -> Callable[..., Coroutine[Any, Any, int]]:
     return serve_built
 
 
-async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
+async def serve(settings: Settings, startup_checks: StartupChecks, signals: StopSignals) -> int:
     """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
-    often (1: the supervisor starts it afresh)."""
-    # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
-    # place that re-raise is harmless, so we still drain, close and exit 0.
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda number, frame: None)
+    often (1: the supervisor starts it afresh). `signals` took them when the command started."""
+    if signals.asked:  # while the modules loaded: nothing started yet
+        return 0
     helper = os.environ.get(HELPER) == "1"
     shared = helper or settings.serve_processes > 1
     sock = listening_socket(settings.host, settings.port, shared=shared)
@@ -115,6 +113,7 @@ async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
     async with open_redis(settings) as redis:
         front = Front(redis, metrics=metrics_sock is None)
         server = Serving(server_config(front, settings, limit=MAX_CONNECTIONS))
+        signals.hand_to(server)
         listening = asyncio.create_task(server.serve(sockets=[sock]))
         apart, beside, watcher = None, None, None
         if metrics_sock is not None:
@@ -126,9 +125,9 @@ async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
             waiting = asyncio.create_task(server.listening.wait())
             await asyncio.wait([listening, waiting], return_when=asyncio.FIRST_COMPLETED)
             waiting.cancel()
-            if not listening.done():
+            if not (server.should_exit or listening.done()):  # not stopped meanwhile (a signal), nor failed
                 serve_built = await asyncio.to_thread(_serve_built)
-                if not listening.done():
+                if not (server.should_exit or listening.done()):
                     return await serve_built(settings, startup_checks, redis, helper=helper, front=front, apart=apart,
                                              listening=listening)
             await listening  # stopped (SIGTERM) before the app was built, or failed to start

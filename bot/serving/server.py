@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from bot.config import Settings
 from bot.inference import ExpiryWatch
+from bot.serving.cancelling import cancel_and_wait
 from bot.serving.install_pages import install_routes
 from bot.serving.probes import HEALTH_TIMEOUT, Front, exposition, healthz, redis_reachable
 from bot.serving.processes import Helper, beat, start_helper, stop_helpers, supervise
@@ -155,17 +156,13 @@ async def serve_built(settings: Settings, startup_checks: StartupChecks, redis: 
             await listening
         finally:
             stop.set()
-            checks.cancel()
-            if connecting is not None:
-                connecting.cancel()
-                await asyncio.gather(connecting, return_exceptions=True)
+            await cancel_and_wait([checks, connecting], DRAIN_SECONDS, "start-up checks or Socket Mode connection")
             await stop_helpers(helpers, DRAIN_SECONDS)
             if socket_mode is not None:
                 await socket_mode.close()
             await runtime.tasks.drain(DRAIN_SECONDS)
-            for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
-                scheduler.cancel()
-            await asyncio.gather(checks, *schedulers, return_exceptions=True)
+            # a digest in progress is cut; its lock frees the day for a retry
+            await cancel_and_wait(schedulers, DRAIN_SECONDS, "schedules")
     failed = supervising is not None and await supervising
     log.info("stopped")
     return 1 if failed else 0

