@@ -180,3 +180,57 @@ def test_a_stop_at_any_moment_of_the_start_ends_serve_cleanly(tmp_path: Path, me
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"exit": 0, "signalled": True}, done.stderr
     assert "Traceback" not in done.stderr
+
+
+#: `serve` in this process, its app's build failing (Bolt's import refused, as a broken install
+#: would) once /healthz and /readyz have been asked.
+BROKEN = """
+import importlib.abc, json, os, sys, threading, time, urllib.error, urllib.request
+
+asked = threading.Event()
+seen = {}
+BASE = f"http://127.0.0.1:{os.environ['PORT']}"
+
+
+def status(path):
+    try:
+        with urllib.request.urlopen(BASE + path, timeout=5) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
+class Broken(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "slack_bolt":
+            asked.wait(60)
+            raise ImportError("slack_bolt is broken")
+        return None
+
+
+def ask():
+    while status("/healthz") != 200:
+        time.sleep(0.05)
+    seen["readyz"] = status("/readyz")
+    asked.set()
+
+
+sys.meta_path.insert(0, Broken())
+threading.Thread(target=ask, daemon=True).start()
+from bot.cli import main
+try:
+    main(["serve"])
+finally:
+    print(json.dumps(seen))
+"""
+
+
+def test_an_app_that_cannot_be_built_ends_serve(tmp_path: Path, meet: FakeMeet, slack: FakeSlack) -> None:
+    """/healthz answered meanwhile, /readyz never said ready, and the process ends with an error
+    (it does not go on answering /healthz without an app)."""
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), HOST="127.0.0.1", PORT=str(free_port()))
+    done = subprocess.run([sys.executable, "-c", BROKEN], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "ImportError: slack_bolt is broken" in done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"readyz": 503}
