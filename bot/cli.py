@@ -14,13 +14,25 @@ from bot.requirements import missing_before_parsing
 from handlers.i18n import LANGUAGES
 
 if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
     from bot.config import Settings
+    from bot.serving.stop_signals import StopSignals
 
 
 def main(argv: list[str] | None = None) -> int:
     parser, commands = _parser()
     args = parser.parse_args(argv)
     _refuse_usage(args, commands)
+    if (args.command or "serve") != "serve":
+        return _command(args, None)
+    from bot.serving.stop_signals import StopSignals
+
+    with StopSignals.taken() as signals:  # a stop asked while serve loads is kept for its server
+        return _command(args, signals)
+
+
+def _command(args: argparse.Namespace, signals: StopSignals | None) -> int:
     if args.command == "shell" and args.demo:
         return run_demo(email=args.shell_as or DEMO_EMAIL, lang=args.lang)
     # Each command imports what it needs once it is chosen: `--help`, a usage error or a missing
@@ -45,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         settings.require_for(args.command or "serve", dry_run=bool(getattr(args, "dry_run", False)))
-        return run(args, settings)
+        return run(args, settings, signals)
     except ConfigError as error:
         print(f"roombot: configuration error: {error}", file=sys.stderr)
         return 2
@@ -179,7 +191,7 @@ def started(work: Coroutine[Any, Any, int]) -> int:
     return asyncio.run(work)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: Settings, signals: StopSignals | None = None) -> int:
     if args.command == "digest":
         from bot.commands.digest import run_digest_command
 
@@ -203,9 +215,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
     import logging
 
-    from bot.commands.check import log_failures
-    from bot.serving.server import serve
+    from bot.serving.listen import serve
     from bot.version import version
 
     logging.getLogger("bot").info("roombot %s", version())
-    return asyncio.run(serve(settings, log_failures))  # which turns the collector on once it has built what it keeps
+    assert signals is not None  # taken by main() for serve
+    return asyncio.run(serve(settings, _startup_checks, signals))  # which turns the collector on once it has built what it keeps
+
+
+async def _startup_checks(settings: Settings, redis: Redis) -> None:
+    """`serve`'s start-up checks, loaded once its app is built: `check`'s modules are not needed
+    to listen."""
+    from bot.commands.check import log_failures
+
+    await log_failures(settings, redis)

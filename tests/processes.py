@@ -32,12 +32,13 @@ def start_server(
     env: dict[str, str],
     *,
     cwd: Path = ROOT,
-    ready: str | None = "/healthz",
+    ready: str | None = "/readyz",
     timeout: float = 20,
     stdout: int | IO[str] = subprocess.PIPE,
 ) -> tuple[subprocess.Popen, str]:
     """Runs `python args…` on a free port (its HOST and PORT) and waits until it answers: 200 on
-    `ready`, or any HTTP answer when `ready` is None. Raises with the process's output otherwise."""
+    `ready` (`serve`: /readyz once its app is built; /healthz answers before, as soon as it listens),
+    or any HTTP answer when `ready` is None. Raises with the process's output otherwise."""
     port = free_port()
     process = subprocess.Popen([sys.executable, *args], cwd=cwd, env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
                                stdout=stdout, stderr=subprocess.STDOUT, text=True)

@@ -1,8 +1,9 @@
-"""The HTTP face of the bot (Slack requests, health, metrics) and its orderly stop.
+"""The HTTP face of the bot once its app is built (Slack requests, health, metrics) and its orderly stop.
 
-`serve()` runs uvicorn with Bolt's Starlette adapter, or connects over Socket Mode when an app
-token is set (the HTTP server then only answers /healthz and /metrics). On SIGTERM or SIGINT it
-stops taking requests, lets running listeners finish, closes the clients and exits 0.
+`bot/serving/listen.py` listens first and imports this module in a thread; `serve_built()` then
+builds the app over Bolt's Starlette adapter, or connects over Socket Mode when an app token is set
+(the HTTP server then only answers /healthz, /readyz and /metrics), and hands it to the port. On
+SIGTERM or SIGINT the port stops taking requests, running listeners finish, the clients close.
 """
 
 from __future__ import annotations
@@ -12,29 +13,26 @@ import contextlib
 import datetime as dt
 import gc
 import logging
-import os
-import signal
-import socket
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
-import uvicorn
-from prometheus_client import CONTENT_TYPE_LATEST, Gauge, generate_latest
+from prometheus_client import Gauge
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.config import ConfigError, Settings
+from bot.config import Settings
 from bot.inference import ExpiryWatch
+from bot.serving.cancelling import cancel_and_wait
 from bot.serving.install_pages import install_routes
-from bot.serving.processes import HELPER, Helper, beat, start_helper, stop_helpers, supervise
+from bot.serving.probes import HEALTH_TIMEOUT, Front, exposition, healthz, redis_reachable
+from bot.serving.processes import Helper, beat, start_helper, stop_helpers, supervise
 from bot.serving.scheduler import run_daily, run_due, run_subscriptions
-from bot.serving.slack_app import Runtime, running
+from bot.serving.slack_app import Runtime, running_on
 from bot.serving.slack_endpoint import SlackEndpoint
-from bot.version import version
 from clients.inference.key_store import KeyStore
 
 if TYPE_CHECKING:
@@ -43,12 +41,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DRAIN_SECONDS = 6.0
-#: Set in the environment of the serve processes the first one starts (SERVE_PROCESSES).
-MAX_CONNECTIONS = 512
-HEALTH_TIMEOUT = 1.0
-#: What `serve` runs once it listens (the operator's checks, logged): given by the command line, which stands
+#: What `serve` runs once its app is built (the operator's checks, logged): given by the command line, which stands
 #: above both serving and the operator's commands, so that serving imports none of those commands.
-StartupChecks = Callable[[Settings, aioredis.Redis], Awaitable[None]]
+StartupChecks = Callable[[Settings, aioredis.Redis], Coroutine[Any, Any, None]]
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
@@ -70,11 +65,6 @@ def watch_routes(runtime: Runtime, socket_mode: SocketMode | None = None) -> lis
     a process cut off from Slack is alive but serves no one) and /metrics: what probes and scrapers
     read."""
 
-    async def healthz(request: Request) -> Response:
-        if await redis_reachable(runtime.redis):
-            return JSONResponse({"status": "ok", "version": version()})
-        return JSONResponse({"status": "unavailable", "redis": "unreachable", "version": version()}, status_code=503)
-
     async def readyz(request: Request) -> Response:
         if not await redis_reachable(runtime.redis):
             return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
@@ -86,74 +76,15 @@ def watch_routes(runtime: Runtime, socket_mode: SocketMode | None = None) -> lis
     async def metrics(request: Request) -> Response:
         with contextlib.suppress(RedisError, TimeoutError):
             INSTALLATIONS.set(await asyncio.wait_for(runtime.workspaces.count(), HEALTH_TIMEOUT))
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+        return exposition()
 
-    return [Route("/healthz", healthz, methods=["GET"]), Route("/readyz", readyz, methods=["GET"]),
+    return [Route("/healthz", healthz(runtime.redis), methods=["GET"]), Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"])]
-
-
-class Serving(uvicorn.Server):
-    """Slack's server; `listening` is set once it takes requests."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.listening = asyncio.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
-        log.info("listening on %s:%d", host, self.config.port)
-        self.listening.set()
-
-
-async def when_listening(server: Serving, settings: Settings, redis: aioredis.Redis, checks: StartupChecks) -> None:
-    await server.listening.wait()
-    await checks(settings, redis)
-
-
-class Beside(uvicorn.Server):
-    """A second server in the process (METRICS_PORT): the main one takes SIGTERM and SIGINT and
-    stops this one after it; were both to take them, only the last would hear."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-async def redis_reachable(redis: aioredis.Redis) -> bool:
-    try:
-        return bool(await asyncio.wait_for(redis.ping(), HEALTH_TIMEOUT))
-    except Exception:  # any failure to answer means unhealthy; the reason is Redis's, not ours
-        return False
-
-
-def listening_socket(host: str, port: int, *, shared: bool, setting: str = "PORT") -> socket.socket:
-    """The HTTP port (or METRICS_PORT); `shared` so that the other processes of SERVE_PROCESSES bind it too (only
-    then: a second, unrelated `serve` on a busy port must fail, not share it)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if shared:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port} ({error.strerror}): set HOST and {setting} to a free address") from None
-    sock.listen(2048)
-    return sock
 
 
 def _start_helpers(settings: Settings, helper: bool) -> list[Helper]:
     """SERVE_PROCESSES less one helpers, started by the first process only."""
     return [] if helper else [start_helper() for _ in range(settings.serve_processes - 1)]
-
-
-def _metrics_socket(settings: Settings, shared: bool) -> socket.socket | None:
-    """METRICS_PORT's socket, when /metrics is served apart."""
-    if settings.metrics_port is None:
-        return None
-    return listening_socket(settings.host, settings.metrics_port, shared=shared, setting="METRICS_PORT")
 
 
 def _socket_mode(settings: Settings, runtime: Runtime) -> SocketMode | None:
@@ -195,18 +126,12 @@ def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Eve
     return loops
 
 
-async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
-    """Serves until SIGTERM or SIGINT (exit code 0), or until SERVE_PROCESSES's helpers fail too
-    often (1: the supervisor starts it afresh)."""
-    # uvicorn re-raises the stop signal after its own graceful stop; with these handlers in
-    # place that re-raise is harmless, so we still drain, close and exit 0.
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda number, frame: None)
-    helper = os.environ.get(HELPER) == "1"
-    shared = helper or settings.serve_processes > 1
-    sock = listening_socket(settings.host, settings.port, shared=shared)
-    metrics_sock = _metrics_socket(settings, shared)
-    async with running(settings) as runtime:
+async def serve_built(settings: Settings, startup_checks: StartupChecks, redis: aioredis.Redis, *, helper: bool,
+                      front: Front, apart: Front | None, listening: asyncio.Future[None]) -> int:
+    """Builds the app and hands it to the port (and METRICS_PORT's), runs the loops beside it until
+    the server stops (`listening` done: SIGTERM or SIGINT), then drains; 1 when SERVE_PROCESSES's
+    helpers failed too often (the supervisor starts it afresh), else 0."""
+    async with running_on(settings, redis) as runtime:
         helpers = _start_helpers(settings, helper)
         # Everything built so far (modules, clients, the app) lives as long as the process: kept out
         # of the garbage collector's full passes, which otherwise walked it all every few seconds
@@ -217,44 +142,27 @@ async def serve(settings: Settings, startup_checks: StartupChecks) -> int:
         schedulers = [asyncio.create_task(loop) for loop in _loops(settings, runtime, helper, stop)]
         supervising = asyncio.create_task(supervise(helpers, stop)) if helpers else None
         socket_mode = _socket_mode(settings, runtime)
-        web = create_web_app(runtime, signing_secret=_signing_secret(settings), metrics_apart=metrics_sock is not None,
-                             socket_mode=socket_mode)
-        server = Serving(uvicorn.Config(
-            web, host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=3, http="httptools",
-            ws="none", lifespan="off",  # neither is used; uvicorn would load websockets' protocol
-            # connections and requests beyond this get a 503; idle keep-alive connections close after 5 s
-            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
-        ))
-        # the checks only log: a slow or silent service must not hold back /healthz and the acks, so
-        # they start once the server listens (their clients and TLS context cost CPU); the first
-        # process logs them for all
-        checks = asyncio.create_task(asyncio.sleep(0) if helper else when_listening(server, settings, runtime.redis, startup_checks))
-        watcher = None
-        if metrics_sock is not None:
-            apart = Beside(uvicorn.Config(Starlette(routes=watch_routes(runtime, socket_mode)), log_config=None, http="httptools",
-                                          ws="none", lifespan="off", limit_concurrency=64, timeout_keep_alive=5))
-            watcher = asyncio.create_task(apart.serve(sockets=[metrics_sock]))
+        front.open(create_web_app(runtime, signing_secret=_signing_secret(settings), metrics_apart=apart is not None,
+                                  socket_mode=socket_mode))
+        if apart is not None:
+            apart.open(Starlette(routes=watch_routes(runtime, socket_mode)))
+        # the checks only log: a slow or silent service must not hold back the acks, so they start once
+        # the app serves (their clients and TLS context cost CPU); the first process logs them for all
+        checks = asyncio.create_task(asyncio.sleep(0) if helper else startup_checks(settings, runtime.redis))
         # Socket Mode connects beside serving: /healthz, /metrics and a clean stop on SIGTERM never
         # wait for Slack, which may be unreachable for a while
         connecting = asyncio.create_task(socket_mode.keep()) if socket_mode is not None else None
         try:
-            await server.serve(sockets=[sock])
+            await listening
         finally:
             stop.set()
-            if watcher is not None:
-                apart.should_exit = True
-                await asyncio.gather(watcher, return_exceptions=True)
-            checks.cancel()
-            if connecting is not None:
-                connecting.cancel()
-                await asyncio.gather(connecting, return_exceptions=True)
+            await cancel_and_wait([checks, connecting], DRAIN_SECONDS, "start-up checks or Socket Mode connection")
             await stop_helpers(helpers, DRAIN_SECONDS)
             if socket_mode is not None:
                 await socket_mode.close()
             await runtime.tasks.drain(DRAIN_SECONDS)
-            for scheduler in schedulers:  # a digest in progress is cut; its lock frees the day for a retry
-                scheduler.cancel()
-            await asyncio.gather(checks, *schedulers, return_exceptions=True)
+            # a digest in progress is cut; its lock frees the day for a retry
+            await cancel_and_wait(schedulers, DRAIN_SECONDS, "schedules")
     failed = supervising is not None and await supervising
     log.info("stopped")
     return 1 if failed else 0

@@ -257,10 +257,17 @@ def slack_client(settings: Settings) -> AsyncWebClient:
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings, command: str = "serve") -> AsyncIterator[Runtime]:
-    """Redis (embedded when no URL is set), the room service client, the digest job (with a
-    dossier-service token) and the app, closed on exit."""
+    """Redis (embedded when no URL is set) and `running_on` it, closed on exit."""
     settings.require_for(command)
-    async with open_redis(settings) as redis, contextlib.AsyncExitStack() as stack:
+    async with open_redis(settings) as redis, running_on(settings, redis) as runtime:
+        yield runtime
+
+
+@contextlib.asynccontextmanager
+async def running_on(settings: Settings, redis: aioredis.Redis) -> AsyncIterator[Runtime]:
+    """The room service client, the digest job (with a dossier-service token) and the app, over a
+    Redis already open (`serve` opens it before it listens), closed on exit."""
+    async with contextlib.AsyncExitStack() as stack:
         rooms = room_service(settings)
         stack.push_async_callback(rooms.aclose)
         with_digests = settings.ds_api_token is not None or settings.oauth  # OAuth: workspaces may bring their own token

@@ -306,7 +306,7 @@ def test_socket_mode_with_slack_unreachable_serves_health_and_stops(tmp_path: Pa
         env = python_env(SLACK_BOT_TOKEN="xoxb-test", SLACK_APP_TOKEN="xapp-1-test", SLACK_API_URL=f"{silent}/api/",
                          MEET_API_URL=f"{meet.base}/external-api/v1.0", MEET_CLIENT_ID=meet.app_config.client_id,
                          MEET_CLIENT_SECRET=meet.app_config.client_secret, DATA_DIR=str(tmp_path / "data"))
-        process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path)
+        process, base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path, ready="/healthz")  # never ready: no Slack
         try:
             assert httpx.get(base + "/healthz", timeout=10).status_code == 200
             assert httpx.get(base + "/metrics", timeout=10).status_code == 200

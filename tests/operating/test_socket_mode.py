@@ -32,7 +32,8 @@ class Served:
         env.pop("SLACK_SIGNING_SECRET", None)  # not needed in Socket Mode
         self.log = tmp_path / "serve.log"
         with self.log.open("w") as out:
-            self.process, self.base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path, stdout=out)
+            # alive; ready only once Slack is reached, which some of these tests keep from happening
+            self.process, self.base = start_server(["-m", "bot", "serve"], env, cwd=tmp_path, stdout=out, ready="/healthz")
 
     def output(self) -> str:
         return self.log.read_text()
