@@ -172,6 +172,13 @@ def redis_problem(error: BaseException, settings: Settings) -> str:
     return f"Redis does not answer: check {where} and that the server runs"
 
 
+def redis_outage(error: BaseException, settings: Settings) -> str | None:
+    """Redis gone or silent, in words; None for any other fault (a bug to log whole)."""
+    if isinstance(error, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError | asyncio.TimeoutError):
+        return redis_problem(error, settings)
+    return None
+
+
 def slack(error: BaseException, settings: Settings) -> str:
     from slack_sdk.errors import SlackApiError  # here: the digest's dry run never talks to Slack
 

@@ -22,6 +22,15 @@ from domain.dossiers.schedule import due_day
 
 log = logging.getLogger(__name__)
 
+#: what is due at a moment: each job's name and how to run it
+Due = Callable[[dt.datetime], Awaitable[list[tuple[str, Callable[[], Awaitable[object]]]]]]
+#: an outage in the operator's words (the setting to check), or None for a fault to log whole
+Explain = Callable[[BaseException], str | None]
+
+
+def _unexplained(_: BaseException) -> str | None:
+    return None
+
 
 async def run_daily(
     job: Callable[[dt.date], Awaitable[object]],
@@ -32,6 +41,7 @@ async def run_daily(
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     poll: float = 30.0,
     retry_after: dt.timedelta = dt.timedelta(minutes=10),
+    explain: Explain = _unexplained,
 ) -> None:
     """`job(day)` once its local time `at` has come, every day."""
 
@@ -39,7 +49,7 @@ async def run_daily(
         day = due_day(current, at, zone)
         return [] if day is None else [("daily job", lambda: job(day))]
 
-    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after, explain=explain)
 
 
 class Subscribed(Protocol):
@@ -55,6 +65,7 @@ async def run_subscriptions(
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     poll: float = 30.0,
     retry_after: dt.timedelta = dt.timedelta(minutes=10),
+    explain: Explain = _unexplained,
 ) -> None:
     """Each subscribed channel's digest once its hour has come, every day (the job itself knows
     which went out already, so this asks again at every poll and catches up after a restart)."""
@@ -62,19 +73,20 @@ async def run_subscriptions(
     async def due(current: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
         return [(f"digest of {day} to {sub.channel}", _runner(digests, day, sub)) for day, sub in await digests.due(current)]
 
-    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after, explain=explain)
 
 
 async def run_due(
-    due: Callable[[dt.datetime], Awaitable[list[tuple[str, Callable[[], Awaitable[object]]]]]],
+    due: Due,
     stop: asyncio.Event,
     *,
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     poll: float = 30.0,
     retry_after: dt.timedelta = dt.timedelta(minutes=10),
+    explain: Explain = _unexplained,
 ) -> None:
     """Whatever `due` names at each poll: jobs that keep their own calendar (weekly meetings)."""
-    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after)
+    await _loop(due, stop, now=now, poll=poll, retry_after=retry_after, explain=explain)
 
 
 def _runner(digests: Subscribed, day: dt.date, sub: Subscription) -> Callable[[], Awaitable[object]]:
@@ -82,12 +94,13 @@ def _runner(digests: Subscribed, day: dt.date, sub: Subscription) -> Callable[[]
 
 
 async def _loop(
-    due: Callable[[dt.datetime], Awaitable[list[tuple[str, Callable[[], Awaitable[object]]]]]],
+    due: Due,
     stop: asyncio.Event,
     *,
     now: Callable[[], dt.datetime],
     poll: float,
     retry_after: dt.timedelta,
+    explain: Explain,
 ) -> None:
     """Every `poll` seconds, starts what is due and not running yet, most urgent first, each as a
     task of its own: a long walk never holds back a job due after it. A failed run waits
@@ -107,14 +120,11 @@ async def _loop(
         not_before[name] = now() + retry_after
         log.error("%s failed; retrying in %s", name, retry_after, exc_info=error)
 
+    asking = _Asking(due, explain, poll)
     try:
         while not stop.is_set():
             current = now()
-            try:
-                jobs = await due(current)
-            except Exception:
-                log.exception("could not tell which daily jobs are due; asking again in %s s", poll)
-                jobs = []
+            jobs = await asking.due(current)
             for name, run in jobs:
                 if name in running or current < not_before.get(name, current):
                     continue
@@ -127,3 +137,30 @@ async def _loop(
         for task in list(running.values()):
             task.cancel()
         await asyncio.gather(*running.values(), return_exceptions=True)
+
+
+class _Asking:
+    """What is due, asked at each poll. An outage the operator can mend (Redis down) is said once,
+    in one line naming the setting, and its end once: every loop asking every 30 s wrote a traceback
+    each time, which buried what to do. Any other fault is logged whole, each time."""
+
+    def __init__(self, due: Due,
+                 explain: Explain, poll: float) -> None:
+        self._due, self._explain, self._poll = due, explain, poll
+        self._outage: str | None = None
+
+    async def due(self, current: dt.datetime) -> list[tuple[str, Callable[[], Awaitable[object]]]]:
+        try:
+            jobs = await self._due(current)
+        except Exception as error:
+            said = self._explain(error)
+            if said is None:
+                log.exception("could not tell which scheduled jobs are due; asking again in %s s", self._poll)
+            elif said != self._outage:
+                log.warning("scheduled jobs wait: %s; asking again every %s s", said, self._poll)
+            self._outage = said
+            return []
+        if self._outage is not None:
+            log.info("scheduled jobs go on: the outage is over")
+            self._outage = None
+        return jobs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import gc
 import logging
 from collections.abc import Callable, Coroutine
@@ -24,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot import operator_advice as advice
 from bot.config import Settings
 from bot.inference import ExpiryWatch
 from bot.serving.cancelling import cancel_and_wait
@@ -106,21 +108,22 @@ def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Eve
     """The loops a process runs beside serving: the digests, the inference key's expiry watch, the
     weekly meetings (the first process only), the desk's watch rounds, a helper's heartbeat."""
     loops = []
+    explain = functools.partial(advice.redis_outage, settings=settings)
     if runtime.digests is not None:
-        loops.append(run_subscriptions(runtime.digests, stop))
+        loops.append(run_subscriptions(runtime.digests, stop, explain=explain))
         if settings.digest_enabled:
             log.info("operator's digest at %s %s to %s", settings.digest_time, settings.digest_timezone, settings.digest_channel)
     if settings.albert_api_key:
         watch = ExpiryWatch(KeyStore(runtime.redis, settings.albert_api_key, settings.secret_box))
-        loops.append(run_daily(watch, dt.time(0, 0), settings.zone, stop))
+        loops.append(run_daily(watch, dt.time(0, 0), settings.zone, stop, explain=explain))
     if not helper:  # the first process carries weekly meetings to their next week
-        loops.append(run_due(runtime.weekly.due, stop))
+        loops.append(run_due(runtime.weekly.due, stop, explain=explain))
     if runtime.watching is not None:  # one round each DS_WATCH_SECONDS across processes (a Redis lease)
-        loops.append(run_due(runtime.watching.due, stop, poll=min(30.0, settings.ds_watch_seconds / 2)))
+        loops.append(run_due(runtime.watching.due, stop, explain=explain, poll=min(30.0, settings.ds_watch_seconds / 2)))
     if runtime.daily is not None:  # each person's daily DM, once a day across processes (a lease each)
-        loops.append(run_due(runtime.daily.due, stop))
+        loops.append(run_due(runtime.daily.due, stop, explain=explain))
     if runtime.rosters is not None:  # each team space's roster once a week, by one process (a claim a space)
-        loops.append(run_due(runtime.rosters.due, stop, poll=600.0))
+        loops.append(run_due(runtime.rosters.due, stop, explain=explain, poll=600.0))
     if helper:
         loops.append(beat())
     return loops

@@ -4,14 +4,18 @@ garbage. People always get an answer within seconds, nothing crashes, no room is
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import logging
 import time
 from pathlib import Path
 
 import pytest
 
+from bot import operator_advice as advice
 from bot.demo.meet import FakeMeet, Fault
 from bot.redis_server import EmbeddedRedis, connect
-from tests.conftest import start_bot, text_of
+from bot.serving.scheduler import run_due
+from tests.conftest import eventually, start_bot, text_of
 from tests.fakes.slack import FakeSlack
 
 ROOMS = "/external-api/v1.0/rooms/"
@@ -59,6 +63,39 @@ async def test_redis_outage_degrades_then_recovers_by_itself(settings, slack: Fa
         await bot.click("room_share_channel", room["id"])
         await bot.runtime.tasks.drain(5)
         assert len(slack.posted("C0CHAN")) == 1
+
+
+async def test_scheduled_jobs_say_a_redis_outage_once_and_its_end(settings, own_redis, caplog) -> None:
+    """The operator's log during an outage: one line naming the setting, one when it is over, the
+    jobs due meanwhile run after — not a traceback at every poll of every loop."""
+    server, redis = own_redis
+    ran: list[str] = []
+    asked = 0
+
+    async def due(_: dt.datetime) -> list:
+        nonlocal asked
+        asked += 1
+        return [("weekly", lambda: _note(ran))] if await redis.get("due") else []
+
+    stop = asyncio.Event()
+    server.stop()
+    with caplog.at_level(logging.INFO, logger="bot.serving.scheduler"):
+        loop = asyncio.create_task(run_due(due, stop, poll=0.01, explain=lambda error: advice.redis_outage(error, settings)))
+        await eventually(lambda: asked >= 5, "five polls during the outage")
+        server.start()
+        await redis.set("due", "1")
+        await eventually(lambda: ran, "the job due once Redis is back")
+        stop.set()
+        await loop
+    said = [(record.levelname, record.getMessage(), record.exc_info) for record in caplog.records]
+    assert said[0][:2] == ("WARNING", "scheduled jobs wait: cannot connect to Redis: check REDIS_URL and that the server "
+                                      "runs; asking again every 0.01 s"), said
+    assert said[1][:2] == ("INFO", "scheduled jobs go on: the outage is over") and len(said) == 2, said
+    assert not any(exc_info for *_, exc_info in said)
+
+
+async def _note(ran: list[str]) -> None:
+    ran.append("weekly")
 
 
 @pytest.mark.parametrize(

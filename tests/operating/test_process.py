@@ -409,3 +409,22 @@ def test_serves_helpers_are_found_by_executable_whatever_folder_the_clone_is_in(
     finally:
         os.killpg(parent.pid, signal.SIGKILL)
         parent.wait()
+
+
+async def test_redis_down_is_said_in_one_line_naming_the_setting(tmp_path: Path, meet: FakeMeet, slack: FakeSlack) -> None:
+    """Redis unreachable under a running serve: its scheduled jobs say so in words naming REDIS_URL,
+    with no traceback (each loop wrote one every 30 s before)."""
+    output = tmp_path / "serve.log"
+    env = python_env(**bot_env(meet, slack), DATA_DIR=str(tmp_path / "data"), REDIS_URL=f"redis://127.0.0.1:{free_port()}")
+    with output.open("w") as out:
+        process, _ = start_server(["-m", "bot", "serve"], env, cwd=tmp_path, stdout=out, ready=None)
+    try:
+        await eventually(lambda: "scheduled jobs wait" in output.read_text() and "start-up check" in output.read_text(),
+                         "the scheduler's and the start-up check's lines")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+    said = [json.loads(line) for line in output.read_text().splitlines() if "scheduled jobs" in line]
+    assert said and all("cannot connect to Redis: check REDIS_URL" in line["message"] for line in said), said
+    assert all(line["level"] == "WARNING" and "exception" not in line for line in said), said
+    assert "Traceback" not in output.read_text()
