@@ -223,6 +223,9 @@ class DossierService:
             response = await self._transport().handle_async_request(request)
         except AnswerTooLarge:
             raise self._too_large() from None
+        if "content-encoding" not in response.headers:  # read within the bound already, as it came
+            await response.aread()
+            return response
         chunks, size = [], 0
         async for chunk in response.aiter_bytes():  # decoded, if the server compressed it
             size += len(chunk)
