@@ -52,7 +52,8 @@ class SlackEndpoint:
         if declared.isdigit() and int(declared) > MAX_BODY:
             return self._refuse(413, "body too large")
         try:
-            body = await asyncio.wait_for(_read(request), self._body_seconds)
+            async with asyncio.timeout(self._body_seconds):  # not wait_for, which makes a Task of each read
+                body = await _read(request)
         except _TooLarge:
             return self._refuse(413, "body too large")
         except TimeoutError:

@@ -6,7 +6,10 @@ on the first page; the bot remembers the last few it made for each person to sho
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 
 from clients.redis_keys import email_digest, key
@@ -38,13 +41,21 @@ class RecentRooms:
         except RedisError as error:
             degraded("recent rooms", error)
 
+    @staticmethod
+    def rooms(raw: Iterable[bytes | str]) -> list[Room]:
+        return [Room.model_validate_json(item) for item in raw]
+
     async def list(self, email: str) -> list[Room]:
         try:
             raw = await self._redis.lrange(self._key(email), 0, KEEP - 1)
         except RedisError as error:
             degraded("recent rooms", error)
             return []
-        return [Room.model_validate_json(item) for item in raw]
+        return self.rooms(raw)
+
+    def read_on(self, pipe: Pipeline, email: str) -> None:
+        """The read `list` makes, put on a pipeline; its answer for `rooms`."""
+        pipe.lrange(self._key(email), 0, KEEP - 1)
 
     async def forget(self, email: str, room_id: str) -> None:
         """A room the service no longer has."""

@@ -48,6 +48,8 @@ class RoomService:
         timeout: float = 5.0,
     ) -> None:
         self._base = base_url.rstrip("/")
+        # the paths of every command's calls, parsed once: a request given a str parses it again (11 µs)
+        self._parsed = {path: httpx.URL(self._base + path) for path in ("/rooms/", "/application/token/")}
         self._client_id = client_id
         self._client_secret = client_secret
         self._policy = policy or RetryPolicy(attempts=3, budget=8.0)  # a person waits for the answer
@@ -128,7 +130,7 @@ class RoomService:
         **kwargs: Any,
     ) -> httpx.Response:
         headers = {**HEADERS, "Authorization": f"Bearer {token.get_secret_value()}"} if token else HEADERS
-        url = self._base + path
+        url = self._parsed.get(path) or self._base + path
 
         async def attempt() -> httpx.Response:
             request = httpx.Request(method, url, headers=headers, extensions=self._extensions, **kwargs)

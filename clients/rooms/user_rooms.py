@@ -20,6 +20,7 @@ from time import monotonic
 from typing import Any, TypeVar
 
 from pydantic import SecretStr
+from redis.exceptions import RedisError
 
 from clients.json_cache import JsonCache
 from clients.redis_keys import email_digest
@@ -98,20 +99,31 @@ class UserRooms:
         """The room-service application's tag: the bot's tokens and caches for people carry it."""
         return self._application
 
-    async def list(self, email: str, page: int = 1) -> RoomPage:
-        rooms = await self._as(email, "rooms:list", lambda token: self._service.list_rooms(token, page))
+    async def list(self, email: str, page: int = 1, *, token: SecretStr | None = None) -> RoomPage:
+        """`token`: the person's cached token, read a moment ago (else read now)."""
+        rooms = await self._as(email, "rooms:list", lambda token: self._service.list_rooms(token, page), token=token)
         await self.directory.remember(rooms.results)
         await self.site.learn(rooms.results)
         person = email_digest(email)
         await self._listed.put_many((room.model_dump(mode="json"), (self._application, person, room.id)) for room in rooms.results)
         return rooms
 
-    async def latest(self, email: str, listed: RoomPage) -> Rooms:
-        """The rooms the bot made for the person lately, as the service has them now: from the page
-        just listed when they are on it, else read again; one the service no longer has is
-        forgotten. Where the service will not show a room (no `rooms:retrieve`, or it is down), the
-        copy the bot kept is shown."""
-        kept = await self.recent.list(email)
+    async def list_with_latest(self, email: str, page: int = 1) -> tuple[RoomPage, Rooms]:
+        """`list`, then `latest`: the person's token and their recent rooms read in one round trip."""
+        try:
+            token, kept = await self._tokens.get_beside(email, lambda pipe: self.recent.read_on(pipe, email))
+        except RedisError:  # each read again on its own, each doing without Redis its own way
+            token, kept = None, None
+        rooms = await self.list(email, page, token=token)
+        return rooms, await self.latest(email, rooms, kept=None if kept is None else self.recent.rooms(kept))
+
+    async def latest(self, email: str, listed: RoomPage, *, kept: Rooms | None = None) -> Rooms:
+        """The rooms the bot made for the person lately (`kept`: as read a moment ago), as the service
+        has them now: from the page just listed when they are on it, else read again; one the
+        service no longer has is forgotten. Where the service will not show a room (no
+        `rooms:retrieve`, or it is down), the copy the bot kept is shown."""
+        if kept is None:
+            kept = await self.recent.list(email)
         on_page = {room.id: room for room in listed.results}
 
         async def fresh(room: Room) -> Room | None:
@@ -193,8 +205,10 @@ class UserRooms:
             await self._slug_misses.put(True, self._application, email_digest(email), slug)
         return found
 
-    async def _as(self, email: str, scope: str, call: Callable[[SecretStr], Awaitable[T]]) -> T:
-        """`call` with the person's token; `scope` is what the call needs of the application."""
+    async def _as(self, email: str, scope: str, call: Callable[[SecretStr], Awaitable[T]], *,
+                  token: SecretStr | None = None) -> T:
+        """`call` with the person's token (`token`: the cached one, read a moment ago); `scope` is
+        what the call needs of the application."""
         known = await self._missing(scope)
         if known is not None:
             raise ScopeMissing(known, scope)
@@ -205,7 +219,7 @@ class UserRooms:
             issued = True
             return await self._issue(email)
 
-        token = await self._tokens.get_or_fetch(email, issue)
+        token = await self._tokens.get_or_fetch(email, issue, read=token)
         try:
             return await call(token)
         except (TokenRejected, ScopeMissing) as error:

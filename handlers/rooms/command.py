@@ -176,8 +176,7 @@ async def answer(services: Services, request: List | Show | Help, email: str, la
     site = services.room_site
     match request:
         case List(page=page):
-            rooms = await services.rooms.list(email, page)
-            latest = await services.rooms.latest(email, rooms)  # shown first on page 1, and on no page again
+            rooms, latest = await services.rooms.list_with_latest(email, page)  # latest: first on page 1, on no page again
             return room_list_message(lang, rooms, page, site, latest)
         case Show(room_id=str(room_id)):
             return room_message(lang, await services.rooms.get(email, room_id), site, created=False)

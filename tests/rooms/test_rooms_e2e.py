@@ -203,3 +203,19 @@ async def test_the_level_as_the_french_answer_shows_it_is_understood(bot, meet: 
     reply = await bot.reply("new Restreinte", user="U0CAMILLE")
     [room] = meet.rooms.values()
     assert room["access_level"] == "restricted" and "Restreinte" in text_of(reply)
+
+
+async def test_a_list_whose_recent_rooms_redis_refuses_to_read_still_lists_the_rooms(bot, meet: FakeMeet, redis, alice):
+    """The token and the rooms made lately are read in one round trip: Redis refusing one read
+    (here a key of the wrong type) loses neither the token nor the list."""
+    for index in range(3):
+        meet.add_room(alice, slug=f"aaa-{index:02d}-aaa")
+    await bot.reply("new")
+    [recent] = await redis.keys("*recent*")
+    await redis.delete(recent)
+    await redis.set(recent, "not a list")
+    tokens = len(meet.token_requests)
+    listed = text_of(await bot.reply("list"))
+    assert "4 rooms" in listed and all(f"aaa-{index:02d}-aaa" in listed for index in range(3))
+    assert "made lately" not in listed  # shown without them, as when Redis is away
+    assert len(meet.token_requests) == tokens  # the cached token read again, not a new one asked for

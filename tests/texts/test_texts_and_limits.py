@@ -181,3 +181,22 @@ def test_messages_become_the_json_slack_sdk_itself_makes(monkeypatch):
     monkeypatch.setattr(basic_objects.JsonObject, "get_non_null_attributes", shipped.JsonObject.get_non_null_attributes)
     for thing, made in zip(things, ours, strict=True):
         assert made == json.dumps(thing.to_dict()), type(thing).__name__
+
+
+def test_a_replys_body_is_the_one_slack_sdks_webhook_client_sends():
+    """Replies skip slack_sdk's `_build_body` when the message holds only dicts; the body Slack
+    gets must be the same bytes, and its metadata object still made a dict."""
+    import json
+
+    from slack_bolt.context.respond.internals import _build_message
+    from slack_sdk.models.metadata import Metadata
+    from slack_sdk.webhook.internal_utils import _build_body
+
+    from handlers.responses import body_of
+
+    page = RoomPage(count=12, next=None, previous=None, results=[_room(i) for i in range(12)])
+    for blocks in (room_list_message("fr", page, 1, "https://visio").blocks, help_message("en").blocks):
+        for extra in ({}, {"replace_original": True, "thread_ts": None}, {"metadata": {"event_type": "a", "event_payload": {}}},
+                      {"metadata": Metadata(event_type="b", event_payload={"n": 1})}):
+            message = _build_message(text="texte <&>", blocks=blocks, response_type="ephemeral", **extra)
+            assert json.dumps(body_of(message)) == json.dumps(_build_body(message))
