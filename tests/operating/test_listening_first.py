@@ -68,12 +68,10 @@ async def test_a_request_waiting_for_an_app_that_never_came_hears_to_try_again(r
     assert answer.json() == {"status": "unavailable", "app": "stopping"}
 
 
-#: `serve` in this process, Bolt's import held until /healthz and /readyz have been asked; then
-#: /readyz until it says ready, and a SIGTERM.
-HELD = """
-import importlib.abc, json, os, signal, sys, threading, time, urllib.error, urllib.request
+#: what the scripts below share: `status(path)` of the `serve` they run, None when it does not answer
+ASKING = """
+import importlib.abc, json, os, sys, threading, time, urllib.error, urllib.request
 
-released = threading.Event()
 seen = {}
 BASE = f"http://127.0.0.1:{os.environ['PORT']}"
 
@@ -86,6 +84,15 @@ def status(path):
         return error.code
     except OSError:
         return None
+"""
+
+
+#: `serve` in this process, Bolt's import held until /healthz and /readyz have been asked; then
+#: /readyz until it says ready, and a SIGTERM.
+HELD = ASKING + """
+import signal
+
+released = threading.Event()
 
 
 class HoldBolt(importlib.abc.MetaPathFinder):
@@ -184,22 +191,8 @@ def test_a_stop_at_any_moment_of_the_start_ends_serve_cleanly(tmp_path: Path, me
 
 #: `serve` in this process, its app's build failing (Bolt's import refused, as a broken install
 #: would) once /healthz and /readyz have been asked.
-BROKEN = """
-import importlib.abc, json, os, sys, threading, time, urllib.error, urllib.request
-
+BROKEN = ASKING + """
 asked = threading.Event()
-seen = {}
-BASE = f"http://127.0.0.1:{os.environ['PORT']}"
-
-
-def status(path):
-    try:
-        with urllib.request.urlopen(BASE + path, timeout=5) as answer:
-            return answer.status
-    except urllib.error.HTTPError as error:
-        return error.code
-    except OSError:
-        return None
 
 
 class Broken(importlib.abc.MetaPathFinder):
