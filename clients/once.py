@@ -3,9 +3,15 @@
 Used wherever Slack may say the same thing twice — a double click, a retried event delivery —
 and the effect must happen once: `SET key 1 NX EX ttl` is true only for the first caller. `within`
 is the same with room for a few: what one person may cost the services in a minute.
+
+Each claim writes a value of its own: when Redis takes the write but its answer is lost (a
+failover, a dropped connection), the client sends it again and finds the key taken — by itself.
+Read back, the value tells that claim from another's: the command is not dropped as a replay.
 """
 
 from __future__ import annotations
+
+import secrets
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -19,7 +25,12 @@ class Once:
         self._redis = redis
 
     async def claim(self, *name: str, ttl: int) -> bool:
-        return bool(await self._redis.set(key("once", *name), "1", nx=True, ex=ttl))
+        mine = secrets.token_hex(8)
+        return bool(await self._redis.set(key("once", *name), mine, nx=True, ex=ttl)) or await self._took(name, mine)
+
+    async def _took(self, name: tuple[str, ...], mine: str) -> bool:
+        """Whether the claim found taken is this one's own, its first answer lost and the write sent again."""
+        return as_text(await self._redis.get(key("once", *name))) == mine
 
     async def claim_or_assume(self, *name: str, ttl: int) -> bool:
         """`claim`, but without Redis the caller goes ahead: for effects where answering beats
@@ -33,15 +44,16 @@ class Once:
     async def claim_or_assume_reading(self, *name: str, ttl: int, also: str) -> tuple[bool, tuple[str | None] | None]:
         """`claim_or_assume`, reading key `also` in the same round trip: the claim, and (when Redis
         answered) `also`'s value — for what the claimant reads next anyway (its person's profile)."""
+        mine = secrets.token_hex(8)
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.set(key("once", *name), "1", nx=True, ex=ttl)
+                pipe.set(key("once", *name), mine, nx=True, ex=ttl)
                 pipe.get(also)
                 claimed, value = await pipe.execute()
+            return bool(claimed) or await self._took(name, mine), (as_text(value),)
         except RedisError as error:
             degraded(f"{name[0]} once", error)
             return True, None
-        return bool(claimed), (as_text(value),)
 
     async def claim_as(self, *name: str, holder: str, ttl: int) -> str | None:
         """`claim`, naming who takes it: None when `holder` has it now, else who holds it (so that
