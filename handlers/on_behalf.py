@@ -164,7 +164,8 @@ async def language_quickly(services: Services, client: AsyncWebClient, asker: As
     """The person's language when their (usually cached) profile comes within a second, else the default:
     this runs before an ack or a views.open, which Slack allows 3 s."""
     try:
-        profile = await asyncio.wait_for(profile_or_none(client, services.profiles, asker.team_id, asker.user_id), PRE_ACK_SECONDS)
+        async with asyncio.timeout(PRE_ACK_SECONDS):
+            profile = await profile_or_none(client, services.profiles, asker.team_id, asker.user_id)
     except TimeoutError:
         profile = None
     return language_of(profile, services.default_language)

@@ -5,8 +5,9 @@ configuration, the clients, Bolt, every feature's listeners), and a process that
 meanwhile looks dead to a probe. So `serve` opens Redis, listens, and only then loads the rest, in
 a thread: `/healthz` (alive: Redis answers) and `/metrics` answer from the first moment, `/readyz`
 says 503 until the app is built, and Slack's requests (and the install pages) wait for it —
-their answer comes late by the build's fraction of a second, never refused. This module and
-bot/serving/probes.py are all of serving that `python -m bot serve` loads before it listens.
+their answer comes late by the build's fraction of a second, never refused. This module,
+bot/serving/probes.py, stop_signals.py and processes.py are all of serving that
+`python -m bot serve` loads before it listens.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Set in the environment of the serve processes the first one starts (SERVE_PROCESSES).
+#: connections uvicorn serves at once; past them it answers 503 (Slack retries)
 MAX_CONNECTIONS = 512
 
 

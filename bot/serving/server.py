@@ -106,7 +106,8 @@ def _signing_secret(settings: Settings) -> str | None:
 
 def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Event) -> list[Coroutine[Any, Any, None]]:
     """The loops a process runs beside serving: the digests, the inference key's expiry watch, the
-    weekly meetings (the first process only), the desk's watch rounds, a helper's heartbeat."""
+    weekly meetings and team rosters (the first process only), the desk's watch rounds and daily
+    DMs, a helper's heartbeat."""
     loops = []
     explain = functools.partial(advice.redis_outage, settings=settings)
     if runtime.digests is not None:
@@ -122,7 +123,7 @@ def _loops(settings: Settings, runtime: Runtime, helper: bool, stop: asyncio.Eve
         loops.append(run_due(runtime.watching.due, stop, explain=explain, poll=min(30.0, settings.ds_watch_seconds / 2)))
     if runtime.daily is not None:  # each person's daily DM, once a day across processes (a lease each)
         loops.append(run_due(runtime.daily.due, stop, explain=explain))
-    if runtime.rosters is not None:  # each team space's roster once a week, by one process (a claim a space)
+    if runtime.rosters is not None and not helper:  # each team space's roster once a week (a claim a space)
         loops.append(run_due(runtime.rosters.due, stop, explain=explain, poll=600.0))
     if helper:
         loops.append(beat())

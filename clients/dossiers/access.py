@@ -11,7 +11,6 @@ minute: asking again about a number that does not exist costs nothing meanwhile.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +18,7 @@ from clients.dossiers.errors import DemarcheForbidden, DemarcheNotFound
 from clients.dossiers.models import Members
 from clients.json_cache import JsonCache
 from clients.redis_keys import email_digest
+from clients.shared_reads import SharedReads
 
 #: How long a démarche's members are believed before the service is asked again.
 MEMBERS_TTL = 300
@@ -62,7 +62,9 @@ class DemarcheAccess:
     def __init__(self, source: MemberSource, cache: JsonCache) -> None:
         self._source = source
         self._cache = cache
-        self._reading: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        #: asks of one démarche while it is being read share that read: a burst of clicks on an uncached
+        #: démarche (or a refused one) would each cost a request of the token's allowance
+        self._reading: SharedReads[int, dict[str, Any]] = SharedReads()
 
     async def membership(self, demarche: int) -> Membership:
         """Raises the service's refusal (unknown démarche, not readable with the token, down)."""
@@ -71,24 +73,9 @@ class DemarcheAccess:
             refusal = DemarcheForbidden if cached["refused"] == DemarcheForbidden.reason else DemarcheNotFound
             raise refusal(f"n° {demarche}: refused by the service within the last {REFUSED_TTL} s")
         if cached is None:
-            cached = await self._read_once(demarche)
+            cached = await self._reading.read(demarche, lambda: self._read(demarche))
         return Membership(demarche, cached["title"], frozenset(cached["administrators"]),
                           {number: (label, frozenset(people)) for number, label, people in cached["groups"]})
-
-    async def _read_once(self, demarche: int) -> dict[str, Any]:
-        """Asks of one démarche while it is being read share that one read: a burst of clicks on an
-        uncached démarche (or a refused one) would each cost a request of the token's allowance."""
-        reading = self._reading.get(demarche)
-        if reading is None:
-            reading = asyncio.ensure_future(self._read(demarche))
-            self._reading[demarche] = reading
-            reading.add_done_callback(lambda done: self._read_done(demarche, done))
-        return await asyncio.shield(reading)  # one asker given up does not give up the others' read
-
-    def _read_done(self, demarche: int, done: asyncio.Future[dict[str, Any]]) -> None:
-        self._reading.pop(demarche, None)
-        if not done.cancelled():
-            done.exception()  # retrieved here too: every asker may have given up before it came
 
     async def _read(self, demarche: int) -> dict[str, Any]:
         try:

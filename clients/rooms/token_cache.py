@@ -75,12 +75,8 @@ class TokenCache:
             return None
         return SecretStr(entry["token"])
 
-    async def get_or_fetch(self, email: str, fetch: Callable[[], Awaitable[TokenGrant]], *,
-                           read: SecretStr | None = None) -> SecretStr:
-        """Cached (`read`: as `get_beside` read it a moment ago), or fetched once for all callers;
-        without Redis, fetched for this caller alone."""
-        if read is not None:
-            return read
+    async def get_or_fetch(self, email: str, fetch: Callable[[], Awaitable[TokenGrant]]) -> SecretStr:
+        """Cached, or fetched once for all callers; without Redis, fetched for this caller alone."""
         fetched: list[TokenGrant] = []
 
         async def fetch_once() -> TokenGrant:

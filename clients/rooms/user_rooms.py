@@ -40,6 +40,7 @@ from clients.rooms.recent import RecentRooms
 from clients.rooms.service import RoomService
 from clients.rooms.site import RoomSite
 from clients.rooms.token_cache import TokenCache
+from clients.shared_reads import SharedReads
 
 T = TypeVar("T")
 
@@ -87,7 +88,7 @@ class UserRooms:
         self._slug_misses = slug_misses
         self._scopes_missing = scopes_missing
         self._not_missing_until: dict[str, float] = {}
-        self._reading_missing: dict[str, asyncio.Future[str | None]] = {}
+        self._reading_missing: SharedReads[str, str | None] = SharedReads()
         self._listed = listed
         self.directory = directory
         self.recent = recent
@@ -219,7 +220,7 @@ class UserRooms:
             issued = True
             return await self._issue(email)
 
-        token = await self._tokens.get_or_fetch(email, issue, read=token)
+        token = token or await self._tokens.get_or_fetch(email, issue)
         try:
             return await call(token)
         except (TokenRejected, ScopeMissing) as error:
@@ -242,11 +243,7 @@ class UserRooms:
         first commands all asked Redis before the first answer came (250 reads in a burst of 300)."""
         if self._not_missing_until.get(scope, 0.0) > monotonic():
             return None
-        reading = self._reading_missing.get(scope)
-        if reading is None:
-            reading = self._reading_missing[scope] = asyncio.ensure_future(self._read_missing(scope))
-            reading.add_done_callback(lambda _: self._reading_missing.pop(scope, None))
-        return await asyncio.shield(reading)  # one caller cancelled does not cancel the others' read
+        return await self._reading_missing.read(scope, lambda: self._read_missing(scope))
 
     async def _read_missing(self, scope: str) -> str | None:
         known = await self._scopes_missing.get(self._application, scope)

@@ -12,7 +12,6 @@ MOST = 80
 #: room kept at the end for `-2`, `-3`… when the name is taken
 SUFFIX_ROOM = 4
 _NOT_ALLOWED = re.compile(r"[^a-z0-9_-]+")
-ALLOWED = re.compile(r"^[a-z0-9_-]{1,80}$")
 
 
 def slug(words: str) -> str:

@@ -21,6 +21,7 @@ from clients.dossiers.uploads import MOST_BYTES, TooLarge, Upload, refusal
 from handlers.blocks import view_input
 from handlers.core.slack_refusals import code_of
 from handlers.i18n import text
+from handlers.on_behalf import PRE_ACK_SECONDS
 
 FILE = "file"  # the block and action id of the file input
 #: Slack's most for a file_input's upload (10 MB, below the service's 20 MB)
@@ -63,7 +64,8 @@ async def described(client: AsyncWebClient, file_id: str, lang: str) -> SlackFil
     """The file as Slack describes it, or why it cannot go (in the person's words), within the second
     a window's answer may wait."""
     try:
-        answer = await asyncio.wait_for(client.files_info(file=file_id), 1.0)
+        async with asyncio.timeout(PRE_ACK_SECONDS):
+            answer = await client.files_info(file=file_id)
     except SlackApiError as error:
         if code_of(error) == "missing_scope":
             return text(lang, "desk.file.no_scope")

@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from domain.team.names import numbered
+from handlers.core.slack_refusals import code_of
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ async def call(answer: Awaitable[Any], doing: str, *, expected: tuple[str, ...] 
     try:
         return dict((await answer).data)
     except SlackApiError as error:
-        code = str(error.response.get("error") or "unknown")
+        code = code_of(error)
         if code not in expected:
             log.warning("%s: Slack said %s", doing, code)
         raise Refused(code, str(error.response.get("needed") or "")) from None

@@ -204,7 +204,8 @@ class Broken(importlib.abc.MetaPathFinder):
 
 
 def ask():
-    while status("/healthz") != 200:
+    deadline = time.monotonic() + 30
+    while status("/healthz") != 200 and time.monotonic() < deadline:
         time.sleep(0.05)
     seen["readyz"] = status("/readyz")
     asked.set()

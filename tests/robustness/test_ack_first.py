@@ -32,6 +32,17 @@ async def test_a_steady_stream_of_requests_delays_work_a_little_and_never_starve
     await asyncio.wait_for(AckThenYield(pending)(), 5)
 
 
+async def test_bolts_runner_still_looks_for_the_ack_with_the_sleep_the_bot_replaces(bot):
+    """The premise of the wake-up: a Bolt upgrade that waits otherwise leaves every ack 10 ms late
+    again, silently — this fails then."""
+    import inspect
+
+    from slack_bolt.listener import asyncio_runner
+
+    assert "asyncio.sleep(" in inspect.getsource(asyncio_runner.AsyncioListenerRunner.run)
+    assert asyncio_runner.asyncio.sleep == ack_first.WAKEUPS.sleep
+
+
 async def test_an_ack_wakes_bolts_look_for_it_at_once(bot):
     """Bolt's runner looks for the ack every 10 ms in the request's task: the ack ends that wait (here
     one of a minute, which only the ack can end within the test's 5 s)."""
