@@ -5,8 +5,11 @@ Each command: the ack; the request claimed once in Redis (`SET NX EX` on its tri
 person's e-mail (Redis, else `users.info`, then cached); for a room command their delegated token
 (Redis, else the room service's token endpoint, then cached) and one room-service call; for
 `/dossier` one read of the dossier's card and the check that the person is one of its group's
-instructeurs; then one reply with a few blocks on the request's `response_url` over a kept-alive
-connection. No configuration, translations, logs, metrics, validation models nor error words: what
+instructeurs; then one reply on the request's `response_url` over a kept-alive connection: a few
+blocks for a room command, for `/dossier` a card of the bot's card's shape and size (its three
+lines, its six buttons, one with a confirmation, its menu of three links), built with
+`slack_sdk.models` as a bare app builds Block Kit; `TWIN_CARD=short` sends the three small blocks
+the twin sent before (2026-11-28) instead. No configuration, translations, logs, metrics, validation models nor error words: what
 the bot spends beyond this is what `python -m bench twin` measures.
 
 `PORT=… REDIS_URL=… SLACK_API_URL=… MEET_API_URL=… MEET_CLIENT_ID=… MEET_CLIENT_SECRET=…
@@ -28,12 +31,23 @@ import aiohttp
 import redis.asyncio as aioredis
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
-from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    MarkdownTextObject,
+    Option,
+    OverflowMenuElement,
+    SectionBlock,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.dossiers.queries import GET_DOSSIER_CARD  # the bot's very document: the same request, the same answer
 
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
+SHORT_CARD = os.environ.get("TWIN_CARD") == "short"
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
 if "orjson" in IDEAS:  # the `bench` extra's, not the bot's (pip install -e '.[bench]'; bench/twin.py skips it without)
@@ -156,6 +170,45 @@ async def room(ack, body: dict, client: AsyncWebClient) -> None:
     await reply(body, blocks)
 
 
+#: the card's first act by state, as the bot offers it (its other acts: `message`, `follow`)
+FIRST_ACT = {"en_construction": ("Start review", "dossier_start"), "en_instruction": ("Decide", "dossier_decide")}
+
+
+def card_blocks(card: dict) -> list[Block]:
+    """The bot's card, in the shape the bot sends (a section of three lines, the acts, the edits
+    and the service's other pages): the same reply, so that the same work is measured."""
+    number, demarche = card["number"], card["demarche"]
+    page = f"https://ds.example/procedures/{demarche['number']}/dossiers/{number}"
+    depot = (card.get("dateDepot") or "")[:10]
+    said = (f"*Dossier n° {number}* · {escape(demarche['title'])} (n° {demarche['number']})\n"
+            f"{card['state']} since {depot} · deposited {depot} · group {escape(card['groupeInstructeur']['label'])} · "
+            f"{len(card.get('messages') or [])} message(s) · you do not follow it\n<{page}|Open it on the dossier service>")
+    title, action = FIRST_ACT.get(card["state"], ("Open", "dossier_open"))
+    confirm = ConfirmObject(title=f"{title}?", text=f"Dossier n° {number}: {title.lower()}, in your name.",
+                            confirm=title, deny="Cancel")
+    value = str(number)
+    acts = [ButtonElement(text=title, action_id=action, value=value, style="primary", confirm=confirm),
+            ButtonElement(text="Message", action_id="dossier_message", value=f"{value}:c"),
+            ButtonElement(text="Follow", action_id="dossier_follow", value=value)]
+    elsewhere = [Option(text=text, value=key, url=f"{page}{tail}") for key, text, tail in
+                 (("avis", "Ask an expert for an avis (on the service)", "/avis"),
+                  ("exports", "Exports (on the service)", "/exports"),
+                  ("appointments", "Appointments (on the service's dossier page)", ""))]
+    edits = [ButtonElement(text="Labels", action_id="dossier_labels", value=value),
+             ButtonElement(text="Send to another group", action_id="dossier_regroup", value=value),
+             ButtonElement(text="Private annotations", action_id="dossier_annotations", value=value),
+             OverflowMenuElement(action_id="dossier_elsewhere", options=elsewhere)]
+    return [SectionBlock(text=MarkdownTextObject(text=said, verbatim=True)),
+            ActionsBlock(block_id="acts", elements=acts), ActionsBlock(block_id="edits", elements=edits)]
+
+
+def short_card(card: dict) -> list[Block]:
+    return [SectionBlock(text=MarkdownTextObject(text=f"*Dossier {card['number']}* · {escape(card['demarche']['title'])}")),
+            ContextBlock(elements=[MarkdownTextObject(text=f"{card['state']} · {escape(card['groupeInstructeur']['label'])}")]),
+            ActionsBlock(elements=[ButtonElement(text="Open", url=f"https://ds.example/dossiers/{card['number']}",
+                                                 action_id="twin_open")])]
+
+
 @app.command("/dossier")
 async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
     await ack()
@@ -172,10 +225,7 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
     if not any(person["email"].strip().lower() == email for person in group):
         blocks = [SectionBlock(text=MarkdownTextObject(text=f"No dossier {number} you may see."))]
     else:
-        blocks = [SectionBlock(text=MarkdownTextObject(text=f"*Dossier {card['number']}* · {escape(card['demarche']['title'])}")),
-                  ContextBlock(elements=[MarkdownTextObject(text=f"{card['state']} · {escape(card['groupeInstructeur']['label'])}")]),
-                  ActionsBlock(elements=[ButtonElement(text="Open", url=f"https://ds.example/dossiers/{card['number']}",
-                                                       action_id="twin_open")])]
+        blocks = short_card(card) if SHORT_CARD else card_blocks(card)
     await reply(body, blocks)
 
 
