@@ -39,8 +39,8 @@ class Request:
     words: tuple[str, ...] = ()  # what follows `quiet`, `snooze`, `daily`
 
 
-def parse(typed: str, site: str | None) -> Request:
-    said = grammar.command(typed)
+def parse(said: grammar.Command, site: str | None) -> Request:
+    typed = said.text
     if said.verb == "help" and not said.words:
         return Request("help")
     if said.verb == "watch":
@@ -88,9 +88,9 @@ def register(app: AsyncApp, services: Services) -> None:
         await ack()
         if not await first_delivery(services, command):
             return
-        request = parse(str(command.get("text", ""))[:500], services.dossier_site)
-        asker = Asker(workspace_of(command), str(command["user_id"]))
         said = grammar.command(str(command.get("text", ""))[:500])
+        request = parse(said, services.dossier_site)
+        asker = Asker(workspace_of(command), str(command["user_id"]))
         other = services.desk_verbs.get(said.verb)  # a verb another feature answers (`team`)
 
         async def work(email: str, lang: str) -> Message:

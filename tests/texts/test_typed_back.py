@@ -14,6 +14,7 @@ from babel.dates import format_date, format_time
 from clients.rooms.models import AccessLevel
 from handlers.core import when
 from handlers.core.dossier_links import read_dossier_link
+from handlers.core.grammar import command
 from handlers.desk.command import parse as parse_dossier
 from handlers.digest.messages import named_demarches
 from handlers.digest.request import parse as parse_digest
@@ -83,9 +84,9 @@ FULLWIDTH, ARABIC_INDIC = "１２３４５", "١٢٣٤٥"
 
 @pytest.mark.parametrize("digits", [FULLWIDTH, ARABIC_INDIC, "１２3", "۱۲۳"])
 def test_numbers_are_ascii_digits_only_wherever_one_is_typed(digits):
-    assert parse_dossier(digits, None).verb == "unknown"
-    assert parse_dossier(f"n°{digits}", None).verb == "unknown"
-    assert parse_dossier(f"watch {digits}", None).verb == "unknown"
+    assert parse_dossier(command(digits), None).verb == "unknown"
+    assert parse_dossier(command(f"n°{digits}"), None).verb == "unknown"
+    assert parse_dossier(command(f"watch {digits}"), None).verb == "unknown"
     assert read_dossier_link(f"https://ds.example/procedures/{digits}/dossiers/{digits}", "https://ds.example") is None
     assert read_dossier_link(f"https://ds.example/dossiers/{digits}", "https://ds.example") is None
     digest = parse_digest(f"subscribe {digits}")
@@ -97,7 +98,7 @@ def test_numbers_are_ascii_digits_only_wherever_one_is_typed(digits):
     assert isinstance(when.read(f"at 9 for {digits[:2]} min"), when.Problem)
     assert when.start_problem(digits + "00000", dt.datetime(2026, 1, 1, tzinfo=dt.UTC)) is not None
     # the same in ASCII digits is read
-    assert parse_dossier("12345", None).number == 12345 and parse_digest("subscribe 12345").numbers == (12345,)
+    assert parse_dossier(command("12345"), None).number == 12345 and parse_digest("subscribe 12345").numbers == (12345,)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -105,11 +106,11 @@ def test_numbers_as_the_bot_writes_them_are_read_back(lang):
     shown = str(named_demarches(lang, (101, 102)))  # `/digest list`, the announcements
     assert parse_digest(f"unsubscribe {shown}").numbers == (101, 102) and parse_digest(f"unsubscribe {shown}").not_numbers == ()
     assert parse_digest(f"subscribe {named_demarches(lang, (101,))} group n° 2").group == 2
-    assert parse_dossier(f"watch {shown}", None).demarches == (101, 102)
+    assert parse_dossier(command(f"watch {shown}"), None).demarches == (101, 102)
     for key in ("desk.button.open", "dossier.title"):
         written = text(lang, key, number=12345)  # a card's title, an Open button
-        assert parse_dossier(written.split(" ", 1)[1] if written.startswith("Dossier") else written, None).number == 12345
-    assert parse_dossier("#12345", None).number == 12345
+        assert parse_dossier(command(written.split(" ", 1)[1] if written.startswith("Dossier") else written), None).number == 12345
+    assert parse_dossier(command("#12345"), None).number == 12345
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
