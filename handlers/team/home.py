@@ -81,9 +81,18 @@ def register(app: AsyncApp, services: Services) -> None:
         await ack()
         asker = who(body)
         lang = await language_quickly(services, client, asker)  # the trigger lives 3 s: one call more at most
-        workspaces = await granted(client) if organisation_wide(body) else []
-        await attempted(client.views_open(trigger_id=body["trigger_id"], view=team_window(lang, workspaces, asker.team_id)),
-                        "opening the team-space window")
+        opened = await attempted(client.views_open(trigger_id=body["trigger_id"], view=team_window(lang)),
+                                 "opening the team-space window")
+        if opened is None or not organisation_wide(body):
+            return
+        # an organisation's workspaces are listed once the window is open (their pages may outlast
+        # the trigger), then offered in it; Slack keeps what the person typed meanwhile (same ids)
+        workspaces = await granted(client)
+        if len(workspaces) > 1:
+            shown = opened["view"]
+            await attempted(client.views_update(view_id=shown["id"], hash=shown.get("hash"),
+                                                view=team_window(lang, workspaces, asker.team_id)),
+                            "offering an organisation's workspaces in the team-space window")
 
     async def submitted(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         asker = who(body)
