@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -33,18 +34,14 @@ READY_RUNS = 7
 MIXED = 1000
 
 
-#: Where the processes start: no .env of the developer's is read.
-ELSEWHERE = Path(tempfile.mkdtemp(prefix="roombot-bench-start-"))
-
-
-def seconds_to_run(args: list[str], env: dict[str, str]) -> float:
+def seconds_to_run(args: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, *args], cwd=ELSEWHERE, env=env, capture_output=True, check=False, timeout=60)
+    subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, check=False, timeout=60)
     return time.perf_counter() - started
 
 
-def median_run(args: list[str], env: dict[str, str]) -> float:
-    return statistics.median(seconds_to_run(args, env) for _ in range(RUNS))
+def median_run(args: list[str], env: dict[str, str], cwd: Path) -> float:
+    return statistics.median(seconds_to_run(args, env, cwd) for _ in range(RUNS))
 
 
 def rss(process: subprocess.Popen) -> int:
@@ -53,12 +50,13 @@ def rss(process: subprocess.Popen) -> int:
     return int(line.split()[1]) * 1024
 
 
-def until_answering(args: list[str], env: dict[str, str], path: str, *, ok_only: bool) -> tuple[list[float], subprocess.Popen, str]:
+def until_answering(args: list[str], env: dict[str, str], path: str, *, ok_only: bool,
+                    cwd: Path) -> tuple[list[float], subprocess.Popen, str]:
     """Starts a server and polls it every 5 ms: the seconds until it answers each of `path`'s
     comma-separated paths in turn (with 200 when `ok_only`), the process and its base URL."""
     port = free_port()
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, *args], cwd=ELSEWHERE, env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
+    process = subprocess.Popen([sys.executable, *args], cwd=cwd, env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     took = []
@@ -72,6 +70,7 @@ def until_answering(args: list[str], env: dict[str, str], path: str, *, ok_only:
                 pass
             if process.poll() is not None or time.perf_counter() - started > 60:
                 process.kill()
+                process.wait()
                 raise RuntimeError(f"{args} did not start")
             time.sleep(0.005)
     return took, process, base
@@ -82,7 +81,7 @@ def stop(process: subprocess.Popen) -> None:
     process.wait(15)
 
 
-def ready_figures(env: dict[str, str]) -> dict[str, tuple[float, int]]:
+def ready_figures(env: dict[str, str], cwd: Path) -> dict[str, tuple[float, int]]:
     """Median time to answer and RSS once ready, over `READY_RUNS` starts of each server; the bot's
     time to /readyz (its app built: Slack's requests answered) too, as "roombot ready"."""
     servers = {
@@ -93,30 +92,32 @@ def ready_figures(env: dict[str, str]) -> dict[str, tuple[float, int]]:
     figures: dict[str, list[tuple[float, int]]] = {name: [] for name in [*servers, "roombot ready"]}
     for _ in range(READY_RUNS):
         for name, (args, path, ok_only) in servers.items():
-            took, process, _ = until_answering(args, env, path, ok_only=ok_only)
-            time.sleep(1)  # what it does right after listening (start-up checks) counts in its memory
-            figures[name].append((took[0], rss(process)))
+            took, process, _ = until_answering(args, env, path, ok_only=ok_only, cwd=cwd)
+            try:
+                time.sleep(1)  # what it does right after listening (start-up checks) counts in its memory
+                figures[name].append((took[0], rss(process)))
+            finally:
+                stop(process)
             if name == "roombot":
                 figures["roombot ready"].append((took[1], figures[name][-1][1]))
-            stop(process)
     return {name: (statistics.median(t for t, _ in runs), int(statistics.median(m for _, m in runs)))
             for name, runs in figures.items()}
 
 
 def ready_while_silent() -> dict[str, tuple[float, int]]:
     """`ready_figures` with Slack, the room service and the dossier service accepting connections
-    and never answering, and a Redis of its own."""
-    redis = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="roombot-bench-ready-")) / "redis")
-    redis.start()
-    with Silent() as slack, Silent() as meet, Silent() as ds:
+    and never answering, and a Redis of its own; the servers start in a folder of their own (no .env of
+    the developer's is read), which goes with Redis's, whatever happens."""
+    with tempfile.TemporaryDirectory(prefix="roombot-bench-ready-") as folder, contextlib.ExitStack() as running:
+        redis = EmbeddedRedis(Path(folder) / "redis")
+        running.callback(redis.stop)  # before the folder goes (the stack unwinds first)
+        redis.start()
+        slack, meet, ds = (running.enter_context(Silent()) for _ in range(3))
         world_env = python_env(SLACK_BOT_TOKEN="xoxb-bench", SLACK_SIGNING_SECRET=SIGNING_SECRET,
                                SLACK_API_URL=f"{slack}/api/", MEET_API_URL=f"{meet}/external-api/v1.0",
                                MEET_CLIENT_ID="roombot", MEET_CLIENT_SECRET="secret", DS_API_URL=f"{ds}/api/v2/graphql",
                                DS_API_TOKEN="ds-token", LOG_LEVEL="WARNING", REDIS_URL=redis.url)
-        try:
-            return ready_figures(world_env)
-        finally:
-            redis.stop()
+        return ready_figures(world_env, Path(folder))
 
 
 async def after_mixed_commands() -> tuple[int, int]:
@@ -148,9 +149,10 @@ async def after_mixed_commands() -> tuple[int, int]:
 async def main() -> list[tuple[str, str, str]]:
     env = python_env()
     step("startup", "python -m bot --help and serve unconfigured, beside python -c pass (5 runs each)")
-    bare = median_run(["-c", "pass"], env)
-    help_ = median_run(["-m", "bot", "--help"], env)
-    unset = median_run(["-m", "bot", "serve"], env)
+    with tempfile.TemporaryDirectory(prefix="roombot-bench-start-") as elsewhere:  # no .env of the developer's read
+        bare = median_run(["-c", "pass"], env, Path(elsewhere))
+        help_ = median_run(["-m", "bot", "--help"], env, Path(elsewhere))
+        unset = median_run(["-m", "bot", "serve"], env, Path(elsewhere))
     step("startup", f"serve until /healthz answers, beside bare Bolt apps ({READY_RUNS} starts each)")
     ready = ready_while_silent()
     step("startup", f"memory after {MIXED:,} mixed commands")

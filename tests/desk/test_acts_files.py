@@ -5,8 +5,12 @@ id), refused in words before anything is read when the service would refuse it, 
 from __future__ import annotations
 
 import base64
+import contextlib
+import gc
 import hashlib
 import os
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,6 +56,18 @@ def _held_temporary_files() -> int:
     return count
 
 
+@contextlib.contextmanager
+def _dropped_files() -> Iterator[list[str]]:
+    """The files left open for the collector to close within the block (CPython warns of each): a temporary file
+    no longer referenced is closed by the collector anyway, so only this tells that the code closed it."""
+    dropped: list[str] = []
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always", ResourceWarning)
+        yield dropped
+        gc.collect()
+    dropped += [str(w.message) for w in warned if str(w.message).startswith("unclosed file")]
+
+
 async def test_a_file_goes_with_a_message_as_the_service_asks_and_no_copy_is_kept(
         digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
     found = ds.deposit(101, "en_instruction")
@@ -60,7 +76,9 @@ async def test_a_file_goes_with_a_message_as_the_service_asks_and_no_copy_is_kep
     assert '"file_input"' in str(opened.args["view"]).replace("'", '"')
     shared = slack.share_file("U0ALICE", "attestation.pdf", "application/pdf", PDF)
     held = _held_temporary_files()
-    answer = await _submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Voici l'attestation.", shared, "V0F1")
+    with _dropped_files() as dropped:
+        answer = await _submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Voici l'attestation.", shared,
+                               "V0F1")
     assert answer == {}  # the window closed: nothing refused
     assert slack.downloads == [shared["id"]]
     upload = next(body for body in ds.queries if body.get("operationName") == "createDirectUpload")["variables"]["input"]
@@ -69,7 +87,7 @@ async def test_a_file_goes_with_a_message_as_the_service_asks_and_no_copy_is_kep
     [(name, given)] = acts(ds)
     assert name == "dossierEnvoyerMessage" and given["attachment"] and found.messages[-1].attachments == ["attestation.pdf"]
     assert ds.acts.blobs.kept[1].data == PDF
-    assert _held_temporary_files() == held  # the bytes went with the temporary file
+    assert _held_temporary_files() == held and dropped == []  # the bytes went with the temporary file, closed
     assert any(f"Your message on dossier n° {found.number} was sent" in line for line in dms(slack))
 
 
@@ -87,9 +105,11 @@ async def test_a_file_that_does_not_arrive_whole_is_refused_in_words(digest_bot:
     found = ds.deposit(101, "en_instruction")
     ds.acts.blobs.corrupt = True  # the storage keeps other bytes than it was sent: the service's hash check fails
     shared = slack.share_file("U0ALICE", "decision.pdf", "application/pdf", PDF)
-    await _submit(digest_bot, "dossier_decision", f"ACCEPT:{found.number}", "", shared, "V0F3")
+    with _dropped_files() as dropped:
+        await _submit(digest_bot, "dossier_decision", f"ACCEPT:{found.number}", "", shared, "V0F3")
     assert [name for name, _ in acts(ds)] == ["dossierAccepter"] and found.state == "en_instruction"
     assert any(f"refused the file for dossier n° {found.number}: it did not arrive whole" in line for line in heard(slack))
+    assert dropped == []  # and the temporary file closed once the act was refused
 
 
 async def test_the_storage_refuses_bytes_that_are_not_what_was_declared(ds: FakeDS, demarche: FakeDemarche) -> None:

@@ -4,10 +4,12 @@ Like bolt-python's own mock server it records every call; like Slack it refuses 
 refuses (slack-platform.md §12): each call is checked against Slack's method reference
 (`tests/data/slack-methods/`) — an unknown or missing argument is `invalid_arguments`, a method
 whose scope the token was not granted is `missing_scope` with `needed` (granted: what
-`manifest.yml` requests, less what a test takes away) —, every message, view and preview against
-Block Kit (`invalid_blocks` with the path), an upload into a channel the bot is not in is
-`not_in_channel`, and channels can be archived, deleted or restricted. `users.info` leaves out
-the e-mail without `users:read.email`.
+`manifest.yml` requests, less what a test takes away) —, every message and preview against
+Block Kit (`invalid_blocks` with the path; a view: `invalid_arguments` with the path, as Slack
+answers views), an upload into a channel the bot is not in is `not_in_channel`, and channels can
+be archived, deleted or restricted. `users.info` leaves out the e-mail without `users:read.email`.
+Every error code it answers is one the method's reference lists (or Slack's common errors, or an
+exception named with where Slack was seen answering it): tests/team/test_slack_fake.py holds it to that.
 """
 
 from __future__ import annotations
@@ -301,7 +303,10 @@ class FakeSlack:
             if method == "chat.unfurl":
                 check_unfurls(json_arg(args.get("unfurls")))
         except Invalid as error:
-            return {"ok": False, "error": "invalid_blocks", "response_metadata": {"messages": [f"[ERROR] {error}"]}}
+            # a message's blocks are `invalid_blocks`; a view is checked as an argument (views.* list no
+            # invalid_blocks), as Slack answers a view past its limits
+            code = "invalid_arguments" if method.startswith("views.") else "invalid_blocks"
+            return {"ok": False, "error": code, "response_metadata": {"messages": [f"[ERROR] {error}"]}}
         if len(str(args.get("text", ""))) > 40_000:
             return {"ok": False, "error": "msg_too_long"}
         return None
@@ -332,11 +337,11 @@ class FakeSlack:
         for name in ("channel", "channel_id"):
             channel = str(args.get(name) or "")
             if channel and self.team_of_channel(channel) not in (team, None):
-                return {"ok": False, "error": "channel_not_found"}
+                return {"ok": False, "error": _unseen(method, "channel_not_found", "cannot_find_channel")}
         for name in ("user", "users", "user_id"):
             person = self.users.get(str(args.get(name) or ""))
             if person is not None and person["team_id"] != team:
-                return {"ok": False, "error": "user_not_found"}
+                return {"ok": False, "error": _unseen(method, "user_not_found", "user_not_in_channel")}
         return None
 
     def team_of_channel(self, channel: str) -> str | None:
@@ -538,6 +543,8 @@ class FakeSlack:
             return {"ok": False, "error": "not_in_channel"}
         files = args.get("files")
         files = json.loads(files) if isinstance(files, str) else files or []
+        if any(item.get("id") not in self.uploads for item in files):  # an id files.getUploadURLExternal never gave
+            return {"ok": False, "error": "file_not_found"}
         for item in files:
             self.uploads[item["id"]] |= {"channel": args.get("channel_id"), "title": item.get("title")}
         return {"ok": True, "files": [{"id": item["id"]} for item in files]}
@@ -550,7 +557,8 @@ class FakeSlack:
         found = self.shared_files.get(str(args.get("file", "")))
         if found is None:
             return {"ok": False, "error": "file_not_found"}
-        return {"ok": True, "file": {k: v for k, v in found.items() if not k.startswith("_")}}
+        return {"ok": True, "file": {k: v for k, v in found.items() if not k.startswith("_")}, "comments": [],
+                "response_metadata": {"next_cursor": ""}}  # its comments, paged as Slack pages them
 
     async def _file_bytes(self, request: Request) -> Response:
         """A file's url_private: its bytes for a token granted files:read; for anyone else, as Slack,
@@ -745,6 +753,13 @@ class FakeSlack:
         if str(args.get("include_locale", "")).lower() not in ("1", "true"):
             user.pop("locale", None)
         return {"ok": True, "user": user}
+
+
+def _unseen(method: str, *codes: str) -> str:
+    """How `method` says a channel or person of another workspace does not exist: the first of `codes`
+    its reference lists, else Slack's common `access_denied`."""
+    listed = (reference(method) or {}).get("errors", {})
+    return next((code for code in codes if code in listed), "access_denied")
 
 
 #: the read scope each kind of conversation needs in a list of them
