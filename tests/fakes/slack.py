@@ -4,10 +4,9 @@ Like bolt-python's own mock server it records every call; like Slack it refuses 
 refuses (slack-platform.md §12): each call is checked against Slack's method reference
 (`tests/data/slack-methods/`) — an unknown or missing argument is `invalid_arguments`, a method
 whose scope the token was not granted is `missing_scope` with `needed` (granted: what
-`manifest.yml` requests, less what a test takes away) —, every message and preview against
-Block Kit (`invalid_blocks` with the path; a view: `invalid_arguments` with the path, as Slack
-answers views), an upload into a channel the bot is not in is `not_in_channel`, and channels can
-be archived, deleted or restricted. `users.info` leaves out the e-mail without `users:read.email`.
+`manifest.yml` requests, less what a test takes away) —, every message, view and preview against
+Block Kit (`invalid_blocks` with the path), an upload into a channel the bot is not in is
+`not_in_channel`, and channels can be archived, deleted or restricted. `users.info` leaves out the e-mail without `users:read.email`.
 Every error code it answers is one the method's reference lists (or Slack's common errors, or an
 exception named with where Slack was seen answering it): tests/team/test_slack_fake.py holds it to that.
 """
@@ -303,10 +302,9 @@ class FakeSlack:
             if method == "chat.unfurl":
                 check_unfurls(json_arg(args.get("unfurls")))
         except Invalid as error:
-            # a message's blocks are `invalid_blocks`; a view is checked as an argument (views.* list no
-            # invalid_blocks), as Slack answers a view past its limits
-            code = "invalid_arguments" if method.startswith("views.") else "invalid_blocks"
-            return {"ok": False, "error": code, "response_metadata": {"messages": [f"[ERROR] {error}"]}}
+            # a view's too: Slack was seen refusing views.publish/open/update with it (slack-platform.md §14),
+            # though no views.* method lists it
+            return {"ok": False, "error": "invalid_blocks", "response_metadata": {"messages": [f"[ERROR] {error}"]}}
         if len(str(args.get("text", ""))) > 40_000:
             return {"ok": False, "error": "msg_too_long"}
         return None

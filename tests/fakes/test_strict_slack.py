@@ -75,7 +75,7 @@ async def test_views_are_checked_for_their_surface(client: AsyncWebClient, slack
     answer = await refused(client.views_open(trigger_id="t", view={"type": "modal", "title": short, "blocks": inputs}))
     assert "[json-pointer:/view/submit]" in answer["response_metadata"]["messages"][0]
     home = {"type": "home", "blocks": [section("x")] * 101}
-    assert (await refused(client.views_publish(user_id="U1", view=home)))["error"] == "invalid_arguments"  # a view: an argument
+    assert (await refused(client.views_publish(user_id="U1", view=home)))["error"] == "invalid_blocks"
     await client.views_publish(user_id="U1", view={**home, "blocks": [section("x")] * 100})  # a view takes 100, a message 50
     modal = {"type": "modal", "title": short, "blocks": [section("x")] * 101}
     answer = await refused(client.views_open(trigger_id="t", view=modal))

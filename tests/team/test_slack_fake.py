@@ -35,6 +35,8 @@ SEEN_UNLISTED = {
     ("conversations.invite", "too_many_users"): "in Slack's OpenAPI errors of conversations.invite (slackapi/slack-api-specs); "
                                                 "1,000 ids at most (slack-platform.md §14)",
     ("chat.unfurl", "invalid_blocks"): "answered to blocks Slack refuses in an unfurl (getsentry/sentry#101303)",
+    **{(method, "invalid_blocks"): "slack-platform.md §14: seen refusing a view's blocks (views.publish/open/update)"
+       for method in ("views.open", "views.update", "views.publish", "views.push")},
 }
 #: what any method takes besides its own: the token, and the workspace an organisation's token acts in
 ANY_METHOD = frozenset({"token", "team_id"})
