@@ -23,7 +23,7 @@ from pydantic import Field, ValidationError
 from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.annotations import GET_ANNOTATIONS, AnnotationField, fields_of
-from clients.dossiers.models import Dossier, GroupRef, moment_of
+from clients.dossiers.models import DECIDED, Dossier, GroupRef, moment_of
 from clients.dossiers.queries import CARD_FIELDS, GET_DOSSIER_CARD
 from clients.dossiers.service import DossierService
 from clients.dossiers.uploads import CREATE_DIRECT_UPLOAD, Upload, upload
@@ -68,7 +68,6 @@ class Act(StrEnum):
 
 
 DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
-DECIDED = ("accepte", "refuse", "sans_suite")
 #: the acts each state allows (Message, Follow, labels, group and annotations: any state; archiving: a
 #: decided dossier, not archived yet)
 BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN),
