@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from clients.dossiers import errors
-from clients.dossiers.desk import Person
+from clients.dossiers.desk import CardMessage, Person
 from clients.dossiers.models import WAITING, GroupRef, moment_of
 from clients.dossiers.queries import PAGE_SIZE
 from clients.dossiers.service import DossierService
@@ -50,22 +50,13 @@ GET_OPEN_DOSSIERS = f"""query getOpenDossiers($demarcheNumber: Int!, $updatedSin
 }}"""
 
 
-class _Correction(Tolerant):
-    dateResolution: str | None = None
-
-
-class _Message(Tolerant):
-    createdAt: str | None = None
-    correction: _Correction | None = None
-
-
 class _Node(Tolerant):
     number: int
     state: str = ""
     dateDerniereModificationChamps: str | None = None
     groupeInstructeur: GroupRef | None = None
     instructeurs: list[Person] = Field(default_factory=list)
-    messages: list[_Message] = Field(default_factory=list)
+    messages: list[CardMessage] = Field(default_factory=list)
 
     @property
     def group(self) -> int | None:
