@@ -5,6 +5,13 @@ group, so that running the set-up again finds what was done and does only the re
 Each step's result is saved the moment it is done (a crash after a channel was made and before the
 room was loses nothing: the next run reuses the channel). The key carries the team id: an
 uninstall removes the workspace's spaces with the rest (clients/workspace_erasure.py).
+
+Listing them (each roster poll, the privacy view, an erasure) reads an index, as
+`Subscriptions.all` does, not a SCAN of the keyspace: a set of the workspaces that have spaces
+(`INDEX`) and each workspace's set of spaces, named `team-space:<team>` so that an uninstall's
+sweep of `team-space:<team>*` takes it too. The spaces are then read in one round trip, a
+pipeline of GETs: a Redis Cluster keeps them in different slots, where one MGET is refused.
+Spaces saved before the index existed are indexed by the first listing (`_indexed`), once.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ import redis.asyncio as aioredis
 
 from clients.redis_keys import key
 from clients.storage import as_text
+
+INDEX = key("team-spaces")  # the workspaces that have team spaces
+INDEXED = key("team-spaces-indexed")  # set once the spaces saved before the index are in it
 
 
 @dataclass(frozen=True)
@@ -52,23 +62,60 @@ def read_place(value: str) -> tuple[int, int | None] | None:
 class TeamSpaces:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
+        self._index_read = False  # INDEXED seen: no need to ask again
 
     async def get(self, team: str, demarche: int, group: int | None) -> TeamSpace | None:
         raw = as_text(await self._redis.get(_key(team, demarche, group)))
         return TeamSpace(**json.loads(raw)) if raw else None
 
     async def save(self, space: TeamSpace) -> None:
+        """Indexed first: a crash in between leaves an entry without a space (skipped), never a
+        space that no listing finds."""
+        await self._redis.sadd(INDEX, space.team)
+        await self._redis.sadd(_index(space.team), _place(space.demarche, space.group))
         await self._redis.set(_key(space.team, space.demarche, space.group), json.dumps(asdict(space)))
 
     async def all(self, team: str | None = None) -> list[TeamSpace]:
         """Every workspace's spaces (the weekly roster check), or one workspace's."""
-        found = []
-        async for name in self._redis.scan_iter(match=key("team-space", team or "*", "*"), count=500):
-            raw = as_text(await self._redis.get(name))
-            if raw:
-                found.append(TeamSpace(**json.loads(raw)))
+        await self._indexed()
+        teams = [team] if team is not None else sorted(str(as_text(item)) for item in await self._redis.smembers(INDEX))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for each in teams:
+                pipe.smembers(_index(each))
+            places = await pipe.execute()
+        names = [key("team-space", each, str(as_text(place))) for each, its in zip(teams, places, strict=True) for place in its]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.get(name)
+            found = [TeamSpace(**json.loads(raw)) for raw in map(as_text, await pipe.execute()) if raw]
         return sorted(found, key=lambda space: (space.team, space.demarche, space.group or 0))
+
+    async def forget_team(self, team: str) -> int:
+        """An uninstalled workspace leaves the index (its spaces and its own index go with the
+        sweep of its keys, clients/workspace_erasure.py); how many entries went."""
+        return int(await self._redis.srem(INDEX, team))
+
+    async def _indexed(self) -> None:
+        """Indexes the spaces saved before the index existed: one SCAN, the first time any process
+        lists them."""
+        if self._index_read or await self._redis.exists(INDEXED):
+            self._index_read = True
+            return
+        async for name in self._redis.scan_iter(match=key("team-space", "*", "*", "*"), count=500):
+            _, _, team, demarche, group = str(as_text(name)).split(":")
+            await self._redis.sadd(INDEX, team)
+            await self._redis.sadd(_index(team), f"{demarche}:{group}")
+        await self._redis.set(INDEXED, "1")
+        self._index_read = True
+
+
+def _place(demarche: int, group: int | None) -> str:
+    return f"{demarche}:{'all' if group is None else group}"
+
+
+def _index(team: str) -> str:
+    return key("team-space", team)
 
 
 def _key(team: str, demarche: int, group: int | None) -> str:
-    return key("team-space", team, str(demarche), "all" if group is None else str(group))
+    return key("team-space", team, _place(demarche, group))

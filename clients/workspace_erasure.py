@@ -11,6 +11,7 @@ from clients.dossiers.subscriptions import Subscriptions
 from clients.dossiers.watch import Watches
 from clients.redis_keys import key
 from clients.storage import as_text
+from clients.team_spaces import TeamSpaces
 
 #: key namespaces whose second part is the team id
 BY_TEAM = ("profile", "meeting", "upcoming", "owned", "ds-token", "desk-watch", "desk-told",
@@ -32,4 +33,5 @@ async def forget_team(redis: aioredis.Redis, team: str) -> int:
         gone += int(await redis.zrem(weekly, as_text(member) or ""))
     gone += await Watches(redis).forget_team(team)
     gone += await PersonHours(redis).forget_team(team)
+    gone += await TeamSpaces(redis).forget_team(team)
     return gone + await Subscriptions(redis).forget_team(team)

@@ -39,6 +39,11 @@ class Membership:
     administrators: frozenset[str]
     groups: dict[int, tuple[str, frozenset[str]]]  # group number → (label, instructeurs)
 
+    @classmethod
+    def of(cls, members: Members) -> Membership:
+        """The people as the service lists them now (rather than cached), matched as the cached ones are."""
+        return _membership(members.number, _kept(members))
+
     def entitled(self, email: str) -> bool:
         """An administrator, or an instructeur of one of its groups."""
         return self.administrator(email) or bool(self.groups_of(email))
@@ -74,8 +79,7 @@ class DemarcheAccess:
             raise refusal(f"n° {demarche}: refused by the service within the last {REFUSED_TTL} s")
         if cached is None:
             cached = await self._reading.read(demarche, lambda: self._read(demarche))
-        return Membership(demarche, cached["title"], frozenset(cached["administrators"]),
-                          {number: (label, frozenset(people)) for number, label, people in cached["groups"]})
+        return _membership(demarche, cached)
 
     async def _read(self, demarche: int) -> dict[str, Any]:
         try:
@@ -97,6 +101,11 @@ class DemarcheAccess:
 
     async def entitled(self, demarche: int, email: str) -> bool:
         return (await self.membership(demarche)).entitled(email)
+
+
+def _membership(demarche: int, kept: dict[str, Any]) -> Membership:
+    return Membership(demarche, kept["title"], frozenset(kept["administrators"]),
+                      {number: (label, frozenset(people)) for number, label, people in kept["groups"]})
 
 
 def _kept(members: Members) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pydantic import Field, ValidationError
 from clients.dossiers import errors
 from clients.dossiers.access import DemarcheAccess
 from clients.dossiers.annotations import GET_ANNOTATIONS, AnnotationField, fields_of
-from clients.dossiers.models import Dossier, GroupRef, moment_of
+from clients.dossiers.models import DECIDED, Dossier, GroupRef, moment_of
 from clients.dossiers.queries import CARD_FIELDS, GET_DOSSIER_CARD
 from clients.dossiers.service import DossierService
 from clients.dossiers.uploads import CREATE_DIRECT_UPLOAD, Upload, upload
@@ -68,7 +68,6 @@ class Act(StrEnum):
 
 
 DECISIONS = (Act.ACCEPT, Act.REFUSE, Act.CLOSE)
-DECIDED = ("accepte", "refuse", "sans_suite")
 #: the acts each state allows (Message, Follow, labels, group and annotations: any state; archiving: a
 #: decided dossier, not archived yet)
 BY_STATE = {"en_construction": (Act.START,), "en_instruction": (Act.ACCEPT, Act.REFUSE, Act.CLOSE, Act.REOPEN),
@@ -185,6 +184,11 @@ class DossierCard(Dossier):
         wanted = email.strip().lower()
         group = self.groupeInstructeur.instructeurs if self.groupeInstructeur else []
         return next((person.id for person in group if person.id and person.email.strip().lower() == wanted), None)
+
+    def instructeur(self, instructeur_id: str) -> Person | None:
+        """The dossier's group instructeur with this id: whom an act was done as."""
+        group = self.groupeInstructeur.instructeurs if self.groupeInstructeur else []
+        return next((person for person in group if person.id == instructeur_id), None)
 
     def followed_by(self, email: str) -> bool:
         wanted = email.strip().lower()
@@ -382,7 +386,10 @@ class DossierDesk:
         except NOT_SENT:
             raise  # it never reached the service, or was refused unread: nothing was done
         except (errors.DemarcheNotFound, errors.DemarcheForbidden) as error:
-            if act in UNCHECKED and "dossier" not in str(error).lower():  # the dossier was just read: the choice is nowhere
+            # the dossier was just read: the label or group is nowhere. Only the message tells which object it
+            # was: the service gives the dossier's and the label's or group's the same code (`not_found`,
+            # `unauthorized`); its text names the type (ds-graphql.md §9.1, §10.1)
+            if act in UNCHECKED and "dossier" not in str(error).lower():
                 raise errors.NotOfDemarche(str(error)) from None
             raise
         except errors.DossierServiceUnavailable as error:  # a 5xx, an unreadable answer, or none: it may be done
@@ -431,7 +438,8 @@ class DossierDesk:
 
 
 def _unchecked_refusal(said: str) -> errors.ActRefused:
-    """A label's or a group's refusal (§10.4): another démarche's, or already so."""
+    """A label's or a group's refusal (§10.4): another démarche's, or already so. Told by its words: a
+    payload's `ValidationError` has a message and no code."""
     text = _said(said)
     if "même démarche" in text:
         return errors.NotOfDemarche(said)
@@ -516,8 +524,7 @@ def _after(act: Act, card: DossierCard, state: str, instructeur_id: str) -> Doss
     else:
         changed["dateTraitement"] = now
     if act is Act.START:
-        me = next((person for person in card.groupeInstructeur.instructeurs if person.id == instructeur_id), None) \
-            if card.groupeInstructeur else None
+        me = card.instructeur(instructeur_id)
         changed["instructeurs"] = [*card.instructeurs, *([Person(email=me.email)] if me and not card.followed_by(me.email) else [])]
     return card.model_copy(update=changed)
 
@@ -537,7 +544,8 @@ def _without_state(act: Act, card: DossierCard, instructeur_id: str, answer: dic
     """The card as an act that changes no state left it, without reading it again (one request
     fewer): archived or not, followed or not, a message added, deleted, or its correction cancelled."""
     now = dt.datetime.now(dt.UTC).isoformat()
-    me = next((p.email for p in card.groupeInstructeur.instructeurs if p.id == instructeur_id), "") if card.groupeInstructeur else ""
+    acting = card.instructeur(instructeur_id)
+    me = acting.email if acting else ""
     if act in ARCHIVES:
         return card.model_copy(update={"archived": ARCHIVES[act]})
     if act is Act.FOLLOW:

@@ -9,7 +9,10 @@ from pydantic import Field, field_validator
 
 from clients.tolerant import Tolerant
 
-STATES = ("en_construction", "en_instruction", "accepte", "refuse", "sans_suite")
+#: the states a dossier awaits an instructeur in, and those it was decided in
+WAITING = ("en_construction", "en_instruction")
+DECIDED = ("accepte", "refuse", "sans_suite")
+STATES = (*WAITING, *DECIDED)
 
 
 class GroupRef(Tolerant):

@@ -20,14 +20,12 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from clients.dossiers import errors
-from clients.dossiers.desk import Person
-from clients.dossiers.models import GroupRef, moment_of
+from clients.dossiers.desk import CardMessage, Person
+from clients.dossiers.models import WAITING, GroupRef, moment_of
 from clients.dossiers.queries import PAGE_SIZE
 from clients.dossiers.service import DossierService
 from clients.tolerant import Tolerant
 
-#: the states a dossier awaits an instructeur in
-OPEN = ("en_construction", "en_instruction")
 #: a correction submitted this long ago or less is told as received
 RECEIVED_WITHIN = dt.timedelta(days=1)
 
@@ -52,22 +50,13 @@ GET_OPEN_DOSSIERS = f"""query getOpenDossiers($demarcheNumber: Int!, $updatedSin
 }}"""
 
 
-class _Correction(Tolerant):
-    dateResolution: str | None = None
-
-
-class _Message(Tolerant):
-    createdAt: str | None = None
-    correction: _Correction | None = None
-
-
 class _Node(Tolerant):
     number: int
     state: str = ""
     dateDerniereModificationChamps: str | None = None
     groupeInstructeur: GroupRef | None = None
     instructeurs: list[Person] = Field(default_factory=list)
-    messages: list[_Message] = Field(default_factory=list)
+    messages: list[CardMessage] = Field(default_factory=list)
 
     @property
     def group(self) -> int | None:
@@ -97,7 +86,7 @@ async def open_dossiers(service: DossierService, demarche: int, now: dt.datetime
     pages = {name: _page(data, name) for name in ("construction", "instruction", "changed")}
     unfollowed = [(node.number, node.group) for name in ("construction", "instruction") for node in pages[name].nodes
                   if not any(person.email.strip() for person in node.instructeurs)]
-    corrected = [(node.number, node.group) for node in pages["changed"].nodes if node.state in OPEN and _corrected(node, since)]
+    corrected = [(node.number, node.group) for node in pages["changed"].nodes if node.state in WAITING and _corrected(node, since)]
     return Open(unfollowed, corrected, pages["construction"].hasNextPage or pages["instruction"].hasNextPage)
 
 

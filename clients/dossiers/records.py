@@ -14,12 +14,10 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 
-from clients.dossiers.models import STATES, Dossier
+from clients.dossiers.models import DECIDED, STATES, WAITING, Dossier
 
 CODES = {"en_construction": "c", "en_instruction": "i", "accepte": "a", "refuse": "r", "sans_suite": "s"}
 _NAMES = {code: name for name, code in CODES.items()}
-WAITING = ("en_construction", "en_instruction")
-DECIDED = ("accepte", "refuse", "sans_suite")
 #: SVA/SVR decisions expected within this many days are "due soon".
 DUE_SOON_DAYS = 7
 

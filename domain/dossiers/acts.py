@@ -254,22 +254,24 @@ def _message_of(asked: Asked, card: DossierCard, email: str) -> str:
 
 def _shows(asked: Asked, before: DossierCard, after: DossierCard, email: str) -> bool:
     """Whether the dossier read again shows the act done (annotations: the card cannot tell)."""
-    if asked.act in (Act.ADD_LABEL, Act.REMOVE_LABEL, Act.REGROUP):
-        return _still(asked, after, email)
     if asked.act is Act.ANNOTATE:
         return False
     if asked.act in LEADS_TO:
         return after.state == LEADS_TO[asked.act] != before.state
-    if asked.act is Act.FOLLOW:
-        return after.followed_by(email) == asked.follow
-    if asked.act in ARCHIVES:
-        return after.archived == ARCHIVES[asked.act]
-    if asked.act in ON_MESSAGE:
-        acted = _message_of(asked, before, email)
-        return not any(m.id == acted for m in (after.own_messages(email) if asked.act is Act.DELETE_MESSAGE
-                                              else [after.pending_correction] if after.pending_correction else []))
+    if asked.act is Act.MESSAGE:
+        return _written(after, email) > _written(before, email)
+    acted = _message_of(asked, before, email)
+    if asked.act is Act.DELETE_MESSAGE:
+        return all(m.id != acted for m in after.own_messages(email))
+    if asked.act is Act.CANCEL_CORRECTION:
+        return after.pending_correction is None or after.pending_correction.id != acted
+    return _still(asked, after, email)  # followed or not, archived or not, a label, the group: as the act leaves it
+
+
+def _written(card: DossierCard, email: str) -> int:
+    """How many messages the person wrote on the dossier (those deleted too)."""
     mine = email.strip().lower()
-    return sum(m.email.strip().lower() == mine for m in after.messages) > sum(m.email.strip().lower() == mine for m in before.messages)
+    return sum(m.email.strip().lower() == mine for m in card.messages)
 
 
 async def _busy(account: DossierAccount, user: str, email: str, number: int, held: str) -> ActResult:

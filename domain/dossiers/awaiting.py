@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from clients.dossiers import errors
@@ -71,7 +72,7 @@ async def awaiting(account: DossierAccount, watches: Watches, number: int, email
     if not await account.counter.counted(number):
         return replace(opened, counted=False)
     needs = needing(await account.counter.records(number), dt.datetime.now(dt.UTC), late_days, groups)
-    waiting = sorted(n for n, _ in _in(list((await watches.unanswered(account.name, number)).items()), groups))
+    waiting = sorted(n for n, _ in _in((await watches.unanswered(account.name, number)).items(), groups))
     if not needs and not waiting and not found.corrected and not found.unfollowed:
         return None
     return replace(opened, needs=needs, unanswered=waiting)
@@ -91,7 +92,8 @@ async def _open(account: DossierAccount, number: int, now: dt.datetime, groups: 
     return Open(_in(found.unfollowed, groups), _in(found.corrected, groups), more=found.more)
 
 
-def _in(dossiers: list[tuple[int, int | None]], groups: set[int] | None) -> list[tuple[int, int | None]]:
+def _in(dossiers: Iterable[tuple[int, int | None]], groups: set[int] | None) -> list[tuple[int, int | None]]:
+    """The dossiers (number, group) of the person's groups (all for None)."""
     return [(n, group) for n, group in dossiers if groups is None or group in groups]
 
 

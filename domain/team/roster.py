@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from clients.dossiers.access import Membership
 from clients.dossiers.models import Members
 
 
@@ -34,13 +35,16 @@ def _same(email: str) -> str:
 
 def may_set_up(members: Members, email: str, group: int | None) -> bool:
     """An administrator of the démarche; for a group's space, an instructeur of that group too."""
-    who = _same(email)
-    if not who:
+    if not _same(email):
         return False
-    if any(_same(person.email) == who for person in members.administrateurs):
-        return True
-    return group is not None and any(_same(person.email) == who for g in members.groupeInstructeurs if g.number == group
-                                     for person in g.instructeurs)
+    membership = Membership.of(members)
+    return membership.administrator(email) if group is None else membership.may_follow(email, group)
+
+
+def works_on(members: Members, email: str, group: int | None) -> bool:
+    """An administrator of the démarche or an instructeur of it (of the group, for a group's space):
+    who may call a space's team."""
+    return bool(_same(email)) and Membership.of(members).may_follow(email, group)
 
 
 def roster(members: Members, group: int | None) -> Roster:

@@ -19,7 +19,7 @@ from babel.dates import format_date
 from slack_sdk.models.blocks import Block
 
 from clients.dossiers.desk import Act, DossierCard, Seen
-from clients.dossiers.models import STATES
+from clients.dossiers.models import STATES, WAITING
 from handlers.blocks import (
     Message,
     actions_json,
@@ -139,7 +139,7 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[dict[str, Any]
         action = UNFOLLOW if act is Act.FOLLOW and card.followed_by(email) else ACTION_IDS[act]
         confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None
-        correctable = act is Act.MESSAGE and card.state in ("en_construction", "en_instruction")
+        correctable = act is Act.MESSAGE and card.state in WAITING
         buttons.append(button_json(text(lang, f"desk.button.{action}"), action,
                                    value=f"{card.number}{CORRECTABLE if correctable else ''}", style=style, confirm=confirm))
     return buttons
@@ -163,7 +163,7 @@ def _dates(lang: str, card: DossierCard) -> list[str]:
     found = []
     if card.dateDepot:
         found.append(text(lang, "dossier.deposited", date=_day(lang, card.dateDepot)))
-    if card.decision_due and card.state in ("en_construction", "en_instruction"):
+    if card.decision_due and card.state in WAITING:
         found.append(text(lang, "desk.decision_due", date=_day(lang, card.decision_due)))
     return found
 

@@ -15,8 +15,8 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from clients.dossiers.models import STATES
-from clients.dossiers.records import DECIDED, Needs
+from clients.dossiers.models import DECIDED, STATES
+from clients.dossiers.records import Needs
 from domain.dossiers.lines import DigestFailure, DigestLine
 from handlers.blocks import MAX_BLOCKS, Message, mrkdwn
 from handlers.i18n import LANGUAGES, Mrkdwn, counted, text

@@ -12,7 +12,7 @@ from slack_sdk.models.blocks import ActionsBlock, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
 from clients.team_spaces import read_place
-from domain.team.roster import may_set_up
+from domain.team.roster import works_on
 from handlers.blocks import Message, join_button, link_mrkdwn, mrkdwn, plain
 from handlers.core.slack_refusals import attempted, refusal_of
 from handlers.i18n import Mrkdwn, escape, text
@@ -90,9 +90,7 @@ async def _call(services: Services, client: AsyncWebClient, team: str, user: str
     members = await read_members(services, team, space.demarche, lang)
     if isinstance(members, Message):
         return members
-    works_on = may_set_up(members, email, space.group) or (space.group is None and any(
-        person.email.strip().lower() == email.strip().lower() for g in members.groupeInstructeurs for person in g.instructeurs))
-    if not works_on:
+    if not works_on(members, email, space.group):
         return plain(text(lang, "team.call_not_allowed", number=space.demarche))
     if not await services.once.claim("team-call", team, space.channel, ttl=CALL_WINDOW):
         return plain(text(lang, "team.call_already"))

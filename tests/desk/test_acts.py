@@ -16,7 +16,7 @@ from bot.demo.ds_acts import CONTACT
 from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.desk import typed_id
 from tests.conftest import Bot, text_of
-from tests.desk.conftest import SUD, acts, click, dossier, submit
+from tests.desk.conftest import SUD, acts, buttons, click, dossier, submit
 from tests.digest.commands import ALICE
 from tests.fakes.slack import FakeSlack
 from tests.slack_requests import action_body
@@ -44,6 +44,23 @@ async def test_start_review_acts_as_the_person_and_replaces_the_card(digest_bot:
     assert {e["action_id"] for b in card["blocks"] for e in b.get("elements", []) if e.get("type") == "button"} >= {"dossier_accept"}
     [confirmed] = dms(slack)
     assert f"You started the review of dossier n° {found.number}" in confirmed and f"/procedures/101/dossiers/{found.number}" in confirmed
+
+
+async def test_the_card_an_act_leaves_shows_the_act_as_the_persons_own(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                       demarche: FakeDemarche) -> None:
+    """The card after an act is built from the act's answer, not read again, as the instructeur the
+    act was done as: who started the review follows it, Follow and Unfollow say so, a message sent is
+    theirs to delete."""
+    found = ds.deposit(101)
+    [started] = await click(digest_bot, "dossier_start", str(found.number))
+    assert "you follow it" in text_of(started) and "dossier_unfollow" in buttons(started)
+    [unfollowed] = await click(digest_bot, "dossier_unfollow", str(found.number))
+    assert "you do not follow it" in text_of(unfollowed) and "dossier_follow" in buttons(unfollowed)
+    [followed] = await click(digest_bot, "dossier_follow", str(found.number))
+    assert "you follow it" in text_of(followed) and "dossier_unfollow" in buttons(followed)
+    await click(digest_bot, "dossier_message", buttons(followed)["dossier_message"]["value"])
+    await submit(digest_bot, "dossier_message_modal", f"MESSAGE:{found.number}", "Merci pour le RIB.")
+    assert acts(ds)[-1][0] == "dossierEnvoyerMessage" and "dossier_delete_message" in buttons(slack.responses[-1])
 
 
 async def test_decisions_take_their_motivation_and_say_the_applicant_is_emailed(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,

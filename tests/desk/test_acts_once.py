@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import pytest
 import redis.asyncio as aioredis
 
 from bot.demo.ds import FakeDS
@@ -83,6 +84,23 @@ async def test_a_failure_after_the_act_is_told_as_done_never_as_nothing_done(dig
     heard = told(slack, "U0ALICE")
     assert any(f"Your message on dossier n° {found.number} was sent" in line for line in heard)
     assert not any("nothing was done" in line or "Try again" in line for line in heard), heard
+
+
+@pytest.mark.parametrize(("state", "action", "said"), [
+    ("en_instruction", "dossier_follow", "You follow dossier"),
+    ("accepte", "dossier_archive", "You archived dossier"),
+    ("en_construction", "dossier_cancel_correction", "You cancelled the correction request"),
+])
+async def test_a_failure_after_an_act_that_changes_no_state_is_read_again_as_done(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche, state: str, action: str, said: str) -> None:
+    found = ds.deposit(101, state)
+    if action == "dossier_cancel_correction":
+        ds.acts.write(demarche, found, ALICE, "Il manque la pièce 2", correction="incomplete")
+    ds.acts.failures = ["500-after"]  # done, then the service answers 500: the dossier read again shows it
+    await click(digest_bot, action, str(found.number))
+    heard = told(slack, "U0ALICE")
+    assert any(said in line and str(found.number) in line for line in heard), heard
+    assert not any("nothing was done" in line or "did not say" in line for line in heard), heard
 
 
 async def test_a_late_answer_is_read_again_done_or_said_unknown_with_where_to_look(

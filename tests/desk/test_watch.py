@@ -12,7 +12,7 @@ import json
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
 from clients.dossiers.subscriptions import Followed, Subscription, Subscriptions
-from clients.dossiers.watch import Watches
+from clients.dossiers.watch import Unanswered, Watches
 from clients.redis_keys import key as redis_key
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import BOB, click, dossier
@@ -152,6 +152,26 @@ async def test_my_dossiers_on_home_and_the_digests_show_them(digest_bot: Bot, ds
     refused = await click(digest_bot, "digest_show_needs", "101:", user="U0MAL")
     assert "Only the administrators and instructeurs of démarche n° 101" in text_of(refused[-1])
     assert "dossier_open" not in json.dumps(refused[-1])
+
+
+async def test_my_dossiers_counts_the_applicants_awaiting_an_answer_in_the_persons_groups_only(
+        digest_bot: Bot, ds: FakeDS, slack: FakeSlack, demarche: FakeDemarche) -> None:
+    job = digest_bot.runtime.digests
+    assert job is not None
+    ds.now = dt.datetime.now(dt.UTC)  # deposited just now: none waits too long
+    ours, theirs = ds.deposit(101, "en_construction"), ds.deposit(101, "en_construction", group=2)
+    account = await job.account(TEAM)
+    assert account is not None
+    await job.counting.compute(ds.now.date(), account=account, demarches=[101])
+    await Watches(digest_bot.runtime.redis).note_unanswered(account.name, 101, [  # as the watch's polls saw them
+        Unanswered(ours.number, 1, waiting=True), Unanswered(theirs.number, 2, waiting=True)])
+    await dossier(digest_bot, "watch 101")
+    await send_event(digest_bot, home_opened("U0ALICE"))  # Alice instructs group 1 only
+    [call] = slack.called("views.publish")
+    home = call.args["view"] if isinstance(call.args["view"], dict) else json.loads(call.args["view"])
+    assert "Subvention &lt;vélo&gt;* (n° 101): 1 awaiting an answer" in text_of(home)
+    opened = [e["value"] for blk in home["blocks"] for e in blk.get("elements", []) if e.get("action_id", "").startswith("dossier_open")]
+    assert opened == [str(ours.number)]
 
 
 async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_next_round(

@@ -43,3 +43,13 @@ async def test_a_removed_administrator_can_no_longer_complete_or_call(digest_bot
 async def test_a_group_the_demarche_does_not_have_is_named(digest_bot, demarche, slack: FakeSlack):
     said = text_of(await team(digest_bot, "101 group 7"))
     assert "no group n° 7 (its groups: 1, 2)" in said
+
+
+async def test_a_groups_team_is_called_by_its_instructeurs_not_by_another_groups(digest_bot, demarche, slack: FakeSlack):
+    await team(digest_bot, "101 group 1")
+    [channel] = made_channels(slack)
+    refused = text_of(await click(digest_bot, "team_call", "101:1", user="U0SUD", channel=channel))  # group 2's
+    assert "Only someone who works on démarche n° 101" in refused
+    assert not [m for m in slack.posted(channel) if "<!channel>" in str(m)]
+    await click(digest_bot, "team_call", "101:1", user="U0BOB", channel=channel)  # group 1's, its address in another case
+    assert len([m for m in slack.posted(channel) if "<!channel>" in str(m)]) == 1
