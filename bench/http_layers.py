@@ -224,8 +224,7 @@ def main() -> None:
         serve() if sys.argv[1] == "--serve" else child(sys.argv[2])
         return
     trees = [str(Path(tree).resolve()) for tree in sys.argv[1:]] or [str(HERE)]
-    if not ANSWERS.exists():
-        capture()
+    capture()  # afresh each run: what the fakes answer today
     server = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
