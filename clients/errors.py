@@ -10,12 +10,26 @@ from __future__ import annotations
 import json
 import re
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 _MAX = 300
 _HTML = re.compile(r"<\s*(?:!doctype|html|head|body|title|center|h1)\b", re.IGNORECASE)
+
+
+class Answered(Protocol):
+    """What the clients and the retry policy read of an answer: httpx's `Response` (the inference
+    service's) or the aiohttp transport's `Answer` (the room and dossier services')."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def headers(self) -> httpx.Headers: ...
+    @property
+    def text(self) -> str: ...
+    def json(self) -> Any: ...
+    async def aclose(self) -> None: ...
 
 
 class ServiceError(Exception):
@@ -52,7 +66,7 @@ class UnreadableBody(ValueError):
     """A body that is not JSON, not UTF-8, or nested deeper than a parser can follow."""
 
 
-def read_json(response: httpx.Response) -> Any:
+def read_json(response: Answered) -> Any:
     """The body as JSON; `UnreadableBody` for anything else. A body nested 100,000 levels deep
     makes the parser raise RecursionError, which no caller expects from reading an answer."""
     try:
@@ -61,7 +75,7 @@ def read_json(response: httpx.Response) -> Any:
         raise UnreadableBody(f"{status_text(response.status_code)} with a body that is not readable JSON") from None
 
 
-def describe_error(response: httpx.Response) -> str:
+def describe_error(response: Answered) -> str:
     """The service's own words when it gave any, else the status in words; never raw HTML."""
     try:
         body = read_json(response)
@@ -109,7 +123,7 @@ def _describe_object(body: dict[str, Any], depth: int) -> str:
     return "; ".join(parts)
 
 
-def field_errors(response: httpx.Response) -> dict[str, str]:
+def field_errors(response: Answered) -> dict[str, str]:
     """`{"field": [...]}` bodies as one message per field; empty for any other shape."""
     try:
         body = read_json(response)

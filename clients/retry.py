@@ -26,9 +26,12 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx
+from prometheus_client import Counter, Histogram
 
+from clients.errors import Answered
 from clients.telemetry import UPSTREAM_CALLS, UPSTREAM_SECONDS
 
 log = logging.getLogger("roombot.upstream")
@@ -38,6 +41,8 @@ RATE_LIMITED_TRIES = 12
 RETRY_IF_IDEMPOTENT = frozenset({500, 502, 503, 504})
 # Errors raised before a single byte of the request could have been processed.
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+A = TypeVar("A", bound=Answered)
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$")
 
@@ -56,10 +61,10 @@ class RetryPolicy:
     async def send(
         self,
         service: str,
-        attempt: Callable[[], Awaitable[httpx.Response]],
+        attempt: Callable[[], Awaitable[A]],
         *,
         idempotent: bool,
-    ) -> httpx.Response:
+    ) -> A:
         """Run `attempt` until it gives a final answer; transport errors re-raise when retries run out."""
         deadline = self.clock() + self.budget
         for number in range(1, max(self.attempts, RATE_LIMITED_TRIES) + 1):
@@ -90,13 +95,13 @@ class RetryPolicy:
             await self.sleep(delay)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _retriable(self, response: httpx.Response, idempotent: bool) -> bool:
+    def _retriable(self, response: Answered, idempotent: bool) -> bool:
         status = response.status_code
         if status in RETRY_ALWAYS:
             return not daily_quota_exhausted(response)
         return status in RETRY_IF_IDEMPOTENT and idempotent
 
-    def delay_for(self, response: httpx.Response, attempt: int) -> float:
+    def delay_for(self, response: Answered, attempt: int) -> float:
         """What the server asked for when it said, else backoff."""
         asked = retry_after(response, self.wall_clock())
         if asked is None and response.status_code == 429:
@@ -108,7 +113,7 @@ class RetryPolicy:
         return float(self.jitter() * min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
 
 
-def daily_quota_exhausted(response: httpx.Response) -> bool:
+def daily_quota_exhausted(response: Answered) -> bool:
     """A 429 for a daily quota (`… requests per day exceeded`, `… tokens per day …`) lasts until
     tomorrow: waiting within one call's budget cannot help, so it is reported, not retried."""
     if response.status_code != 429:
@@ -117,7 +122,7 @@ def daily_quota_exhausted(response: httpx.Response) -> bool:
     return any(words in text for words in ("per day", "par jour", "daily", "quotidien"))
 
 
-def retry_after(response: httpx.Response, now: float) -> float | None:
+def retry_after(response: Answered, now: float) -> float | None:
     value = response.headers.get("retry-after")
     if value is None:
         return None
@@ -131,7 +136,7 @@ def retry_after(response: httpx.Response, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
-def ratelimit_reset(response: httpx.Response, now: float) -> float | None:
+def ratelimit_reset(response: Answered, now: float) -> float | None:
     """When the server says its limit resets.
 
     `x-ratelimit-reset-*` hold durations (`"45s"`, `"1m30s"`; the inference service);
@@ -169,9 +174,17 @@ def _error_label(error: httpx.TransportError) -> str:
     return "connect_error" if isinstance(error, httpx.ConnectError) else "transport_error"
 
 
+#: each (service, status)'s series, made once: `.labels()` checks its arguments and takes a lock each time
+_SERIES: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+
+
 def _record(service: str, status: str, seconds: float) -> None:
-    UPSTREAM_CALLS.labels(service=service, status=status).inc()
-    UPSTREAM_SECONDS.labels(service=service).observe(max(seconds, 0.0))
+    series = _SERIES.get((service, status))
+    if series is None:
+        series = _SERIES[service, status] = (UPSTREAM_CALLS.labels(service=service, status=status),
+                                             UPSTREAM_SECONDS.labels(service=service))
+    series[0].inc()
+    series[1].observe(max(seconds, 0.0))
     duration_ms = round(max(seconds, 0.0) * 1000, 1)
     log.info("%s answered %s in %.0f ms", service, status, duration_ms,
              extra={"service": service, "status": status, "duration_ms": duration_ms})

@@ -17,7 +17,7 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -31,7 +31,10 @@ from clients.errors import UnreadableBody, describe_error, network_words, read_j
 from clients.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from clients.aiohttp_transport import AiohttpTransport
+    import aiohttp
+    from yarl import URL
+
+    from clients.aiohttp_transport import AiohttpTransport, Answer
 
 log = logging.getLogger(__name__)
 
@@ -57,28 +60,33 @@ class DossierService:
         walk_seconds: float = WALK_SECONDS,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
-        self._url = httpx.URL(url)  # parsed once: a request given a str parses it again (11 µs a look-up)
+        self._address = url
         self._limiter = limiter
         self._max_pages, self._walk_seconds, self._max_answer = max_pages, walk_seconds, max_answer_bytes
         self._policy = policy or RetryPolicy(attempts=6, budget=300.0, base_delay=1.0, max_delay=30.0)
         # Requests go straight to aiohttp's pool (as the room service's): through httpx's own pool,
         # httpcore's scans of its connections were half of a /dossier's CPU (docs/benchmarks.md).
-        self._headers = {"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot"}
-        self._extensions = {"timeout": httpx.Timeout(timeout, connect=5.0).as_dict()}
-        self._aiohttp: AiohttpTransport | None = None
+        self._headers = {"Authorization": f"Bearer {token.get_secret_value()}", "User-Agent": "roombot",
+                         "Content-Type": "application/json"}
+        self._timeout_seconds = timeout
+        self._aiohttp: tuple[AiohttpTransport, URL, aiohttp.ClientTimeout] | None = None
         self.requests = 0
 
-    def _transport(self) -> AiohttpTransport:
+    def _transport(self) -> tuple[AiohttpTransport, URL, aiohttp.ClientTimeout]:
+        """The pool, the service's address parsed once and each call's time bounds."""
         if self._aiohttp is None:
             # imported when first used: aiohttp (0.15 s) is not for the digest's command line
-            from clients.aiohttp_transport import AiohttpTransport
+            from yarl import URL
 
-            self._aiohttp = AiohttpTransport(max_answer_bytes=self._max_answer)
+            from clients.aiohttp_transport import AiohttpTransport, timeouts
+
+            self._aiohttp = (AiohttpTransport(max_answer_bytes=self._max_answer), URL(self._address),
+                             timeouts(connect=5.0, read=self._timeout_seconds))
         return self._aiohttp
 
     async def aclose(self) -> None:
         if self._aiohttp is not None:
-            await self._aiohttp.aclose()
+            await self._aiohttp[0].aclose()
 
     async def title(self, demarche: int) -> str:
         """The démarche's title: proves it exists and the token may read it (one small request)."""
@@ -156,9 +164,11 @@ class DossierService:
         """`data` of one GraphQL request; a `timeout` error is retried on the same variables. With
         `policy`, an act's own: it is not idempotent, so it is sent again only when it never left
         (or was refused unread: 429), never after a timeout the server may have acted through."""
+        from clients.aiohttp_transport import json_body
+
         acting = policy is not None
         policy = policy or self._policy
-        body = {"query": query, "operationName": operation, "variables": variables}
+        body = json_body({"query": query, "operationName": operation, "variables": variables})  # once, whatever the retries
         for attempt in range(1, policy.attempts + 1):
             response = await self._post(body, policy, idempotent=not acting)
             payload = _json(response)
@@ -173,12 +183,13 @@ class DossierService:
             return payload.get("data") or {}
         raise errors.DossierServiceUnavailable(f"{operation}: the service kept timing out")
 
-    async def _post(self, body: dict[str, Any], policy: RetryPolicy, *, idempotent: bool) -> httpx.Response:
-        async def attempt() -> httpx.Response:
+    async def _post(self, body: bytes, policy: RetryPolicy, *, idempotent: bool) -> Answer:
+        transport, url, timeout = self._transport()
+
+        async def attempt() -> Answer:
             await self._limiter.wait()
             self.requests += 1
-            return await self._bounded(httpx.Request("POST", self._url, json=body, headers=self._headers,
-                                                     extensions=self._extensions))
+            return await self._bounded(transport.send("POST", url, self._headers, body, timeout))
 
         try:
             response = await policy.send(SERVICE, attempt, idempotent=idempotent)
@@ -207,40 +218,31 @@ class DossierService:
     async def put(self, url: str, headers: dict[str, str], content: bytes) -> int:
         """A direct upload's bytes, PUT to the storage address the service gave with the headers it
         named — never this service's token —; the answer's status (`NoAnswer` for none)."""
+        from yarl import URL
+
         self.requests += 1
-        request = httpx.Request("PUT", url, headers=headers, content=content, extensions=self._extensions)
+        transport, _, timeout = self._transport()
         try:
-            return (await self._bounded(request)).status_code
+            return (await self._bounded(transport.send("PUT", URL(url), headers, content, timeout))).status_code
         except httpx.TransportError as error:
             raise errors.NoAnswer(network_words(error)) from None
 
-    async def _bounded(self, request: httpx.Request) -> httpx.Response:
-        """The answer, dropped past `max_answer_bytes` as it came and again once decoded (never
-        held whole)."""
+    async def _bounded(self, sending: Awaitable[Answer]) -> Answer:
+        """The answer, dropped past `max_answer_bytes` as it came (decoded, if the server compressed
+        it: never held whole)."""
         from clients.aiohttp_transport import AnswerTooLarge
 
         try:
-            response = await self._transport().handle_async_request(request)
+            return await sending
         except AnswerTooLarge:
             raise self._too_large() from None
-        if "content-encoding" not in response.headers:  # read within the bound already, as it came
-            await response.aread()
-            return response
-        chunks, size = [], 0
-        async for chunk in response.aiter_bytes():  # decoded, if the server compressed it
-            size += len(chunk)
-            if size > self._max_answer:
-                raise self._too_large()
-            chunks.append(chunk)
-        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
-        return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=request)
 
     def _too_large(self) -> errors.Unreadable:
         log.warning("the dossier service sent an answer over %d bytes; not read further", self._max_answer)
         return errors.Unreadable(f"an answer over {self._max_answer} bytes")
 
 
-def _said(response: httpx.Response) -> str:
+def _said(response: Answer) -> str:
     """The controller's refusal (`{"errors": [{"message": …}], "data": null}`): its first message,
     else whatever the body says."""
     try:
@@ -251,7 +253,7 @@ def _said(response: httpx.Response) -> str:
     return str(message)[:300] if isinstance(message, str) else describe_error(response)
 
 
-def _json(response: httpx.Response) -> dict[str, Any]:
+def _json(response: Answer) -> dict[str, Any]:
     try:
         payload = read_json(response)
     except UnreadableBody as error:

@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
+from yarl import URL
 
-from clients.aiohttp_transport import AiohttpTransport
+from clients.aiohttp_transport import AiohttpTransport, Answer, json_body, timeouts
 from clients.errors import UnreadableBody, describe_error, field_errors, network_words, read_json
 from clients.retry import RetryPolicy
 from clients.rooms import errors
@@ -34,6 +35,8 @@ OPTIONAL_SCOPES: dict[str, str] = {}
 PROBE_SCOPE = "roombot-check"
 #: Every call's headers (httpx's client added the last two by itself).
 HEADERS = {"Accept": "application/json", "User-Agent": "roombot", "Accept-Encoding": "gzip, deflate", "Connection": "keep-alive"}
+#: those of a call with a body (httpx's `json=` added the type)
+WITH_BODY = {**HEADERS, "Content-Type": "application/json"}
 _SCOPE = re.compile(r"Required scope:\s*'?([\w:.-]+)'?")
 
 
@@ -49,14 +52,14 @@ class RoomService:
     ) -> None:
         self._base = base_url.rstrip("/")
         # the paths of every command's calls, parsed once: a request given a str parses it again (11 µs)
-        self._parsed = {path: httpx.URL(self._base + path) for path in ("/rooms/", "/application/token/")}
+        self._parsed = {path: URL(self._base + path) for path in ("/rooms/", "/application/token/")}
         self._client_id = client_id
         self._client_secret = client_secret
         self._policy = policy or RetryPolicy(attempts=3, budget=8.0)  # a person waits for the answer
         # Requests go straight to the transport: httpx's client around it (URL merging, cookies,
         # auth and redirect flows, none of which these calls use) was 8 % of a /room list's CPU.
         self._transport = AiohttpTransport()
-        self._extensions = {"timeout": httpx.Timeout(timeout, connect=3.0).as_dict()}
+        self._timeout = timeouts(connect=3.0, read=timeout)
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -70,7 +73,7 @@ class RoomService:
             "scope": email,
         }
         for _ in range(2):
-            response = await self._send("POST", "/application/token/", json=body, idempotent=True)
+            response = await self._send("POST", "/application/token/", body=body, idempotent=True)
             if response.status_code != 409:
                 break
         if response.status_code == 200:
@@ -86,8 +89,7 @@ class RoomService:
             return None
 
     async def list_rooms(self, token: SecretStr, page: int = 1) -> RoomPage:
-        params = {"page": page} if page > 1 else None
-        response = await self._send("GET", "/rooms/", token=token, params=params, idempotent=True)
+        response = await self._send("GET", "/rooms/", token=token, page=page, idempotent=True)
         if response.status_code == 404 and page == 1:  # page 1 exists even with no room at all
             raise errors.ApplicationsOff(f"GET /rooms/ answered 404 on page 1: {describe_error(response)}")
         if response.status_code == 404:
@@ -113,7 +115,7 @@ class RoomService:
         if configuration is not None:
             body["configuration"] = configuration
         # A retried POST may create a second room: only retried when it never left this machine.
-        response = await self._send("POST", "/rooms/", token=token, json=body, idempotent=False)
+        response = await self._send("POST", "/rooms/", token=token, body=body, idempotent=False)
         if response.status_code == 400:
             fields = field_errors(response)
             kind = errors.PublicRoomsDisabled if access_level is AccessLevel.PUBLIC and "access_level" in fields else errors.RoomRejected
@@ -126,17 +128,21 @@ class RoomService:
         path: str,
         *,
         token: SecretStr | None = None,
+        body: dict[str, Any] | None = None,
+        page: int = 1,
         idempotent: bool,
-        **kwargs: Any,
-    ) -> httpx.Response:
-        headers = {**HEADERS, "Authorization": f"Bearer {token.get_secret_value()}"} if token else HEADERS
-        url = self._parsed.get(path) or self._base + path
+    ) -> Answer:
+        """The answer to one call (`body` sent as JSON, `page` past the first as `?page=`)."""
+        headers = HEADERS if body is None else WITH_BODY
+        if token:
+            headers = {**headers, "Authorization": f"Bearer {token.get_secret_value()}"}
+        url = self._parsed.get(path) or URL(self._base + path)
+        if page > 1:
+            url = url.with_query(page=page)
+        content = None if body is None else json_body(body)
 
-        async def attempt() -> httpx.Response:
-            request = httpx.Request(method, url, headers=headers, extensions=self._extensions, **kwargs)
-            response = await self._transport.handle_async_request(request)
-            await response.aread()  # in memory already: this only makes it readable
-            return response
+        async def attempt() -> Answer:
+            return await self._transport.send(method, url, headers, content, self._timeout)
 
         try:
             response = await self._policy.send(SERVICE, attempt, idempotent=idempotent)
@@ -156,7 +162,7 @@ class RoomService:
         return response
 
 
-def _checked(response: httpx.Response, expected: int = 200, *, ref: str = "") -> httpx.Response:
+def _checked(response: Answer, expected: int = 200, *, ref: str = "") -> Answer:
     """Map a room endpoint's refusal to its exception; the statuses decide, not the texts."""
     status = response.status_code
     if status == expected:
@@ -178,11 +184,11 @@ def _checked(response: httpx.Response, expected: int = 200, *, ref: str = "") ->
     if status == 404:
         raise errors.RoomNotFound(detail, ref)
     if status == 405:  # a route this service does not have (yet): not a set-up the operator got wrong
-        raise errors.NotOffered(f"{response.request.method} {response.request.url.path}: {detail}")
+        raise errors.NotOffered(f"{response.method} {response.url.path}: {detail}")
     raise errors.Misconfigured(f"unexpected {status}: {detail}")
 
 
-def _token_error(response: httpx.Response) -> errors.RoomServiceError:
+def _token_error(response: Answer) -> errors.RoomServiceError:
     status = response.status_code
     detail = describe_error(response)
     if status == 401:
@@ -200,7 +206,7 @@ def _token_error(response: httpx.Response) -> errors.RoomServiceError:
     return errors.Misconfigured(f"token endpoint answered {detail}")
 
 
-def _is_json(response: httpx.Response) -> bool:
+def _is_json(response: Answer) -> bool:
     try:
         read_json(response)
     except UnreadableBody:
@@ -215,7 +221,7 @@ M = TypeVar("M", bound=BaseModel)
 READ_AS = {"TokenGrant": "token", "RoomPage": "list of rooms", "Room": "room"}
 
 
-def _parse(model: type[M], response: httpx.Response) -> M:
+def _parse(model: type[M], response: Answer) -> M:
     try:
         return model.model_validate_json(response.content)
     except ValidationError as error:

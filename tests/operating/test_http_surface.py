@@ -66,6 +66,7 @@ async def test_metrics_count_commands_by_outcome_and_upstream_calls_by_status(bo
     assert delta("roombot_upstream_requests_total", service="rooms", status="201") == 1
     assert delta("roombot_upstream_requests_total", service="rooms", status="400") == 1
     assert delta("roombot_upstream_requests_total", service="rooms", status="200") == 1  # one token request
+    assert delta("roombot_upstream_request_seconds_count", service="rooms") == 3  # each attempt timed
 
 
 async def test_unknown_routes_and_methods(bot):

@@ -76,18 +76,19 @@ async def test_a_walk_ends_after_more_pages_than_a_demarche_has_or_its_time(redi
     await timed.aclose()
 
 
-async def _gzip_server(bodies: list[bytes]) -> tuple[asyncio.Server, str]:
+async def _gzip_server(bodies: list[bytes], *, gzipped: bool = True) -> tuple[asyncio.Server, str]:
     """A GraphQL endpoint answering each request with the next of `bodies`, gzip-compressed (as a
-    real server compresses a large page)."""
+    real server compresses a large page) unless `gzipped` is False, its length declared."""
     answers = iter(bodies)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
         length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
         await reader.readexactly(length)
-        body = gzip.compress(next(answers))
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
-                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        body = gzip.compress(next(answers)) if gzipped else next(answers)
+        encoding = b"Content-Encoding: gzip\r\n" if gzipped else b""
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%s"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (encoding, len(body), body))
         await writer.drain()
         writer.close()
 
@@ -99,6 +100,23 @@ async def test_a_compressed_answer_is_read_and_bounded_by_its_size_once_decoded(
     title = json.dumps({"data": {"demarche": {"title": "Aide aux cantines"}}}).encode()
     bomb = json.dumps({"data": {"demarche": {"title": "x" * 5_000}}}).encode()  # 5 kB decoded, ~60 bytes sent
     server, url = await _gzip_server([title, bomb])
+    service = DossierService(url, SecretStr("token"), limiter=RateLimiter(1_000_000), policy=instant_policy(),
+                             max_answer_bytes=1_000)
+    try:
+        assert await service.title(101) == "Aide aux cantines"
+        with pytest.raises(Unreadable, match="an answer over 1000 bytes"):
+            await service.title(101)
+    finally:
+        await service.aclose()
+        server.close()
+
+
+async def test_an_answer_declaring_a_length_over_the_bound_is_not_read():
+    """An answer whose declared length is within the bound is read at once; one over it is
+    refused, though it would parse."""
+    title = json.dumps({"data": {"demarche": {"title": "Aide aux cantines"}}}).encode()
+    long = json.dumps({"data": {"demarche": {"title": "x" * 5_000}}}).encode()
+    server, url = await _gzip_server([title, long], gzipped=False)
     service = DossierService(url, SecretStr("token"), limiter=RateLimiter(1_000_000), policy=instant_policy(),
                              max_answer_bytes=1_000)
     try:

@@ -8,11 +8,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-import httpx
 import pytest
 from pydantic import SecretStr
+from yarl import URL
 
-from clients.aiohttp_transport import AiohttpTransport
+from clients.aiohttp_transport import AiohttpTransport, timeouts
 from clients.dossiers.rate_limit import RateLimiter
 from clients.dossiers.service import DossierService
 from tests.conftest import instant_policy
@@ -56,10 +56,13 @@ async def _behind_a_proxy(monkeypatch: pytest.MonkeyPatch, from_proxy: bytes, fr
 
 async def test_calls_go_through_the_proxy_the_environment_names_except_no_proxy_hosts(monkeypatch: pytest.MonkeyPatch):
     # the transport reads the environment when it is made: after the proxy is named
-    async with _behind_a_proxy(monkeypatch, b"from the proxy", b"from the service") as behind, \
-            httpx.AsyncClient(transport=AiohttpTransport()) as http:
-        outside = await http.get("http://visio.example.test/external-api/v1.0/rooms")
-        inside = await http.get(f"http://127.0.0.1:{behind.service_port}/rooms")
+    async with _behind_a_proxy(monkeypatch, b"from the proxy", b"from the service") as behind:
+        transport, bounds = AiohttpTransport(), timeouts(connect=5.0, read=5.0)
+        try:
+            outside = await transport.send("GET", URL("http://visio.example.test/external-api/v1.0/rooms"), {}, None, bounds)
+            inside = await transport.send("GET", URL(f"http://127.0.0.1:{behind.service_port}/rooms"), {}, None, bounds)
+        finally:
+            await transport.aclose()
     assert outside.text == "from the proxy"
     assert behind.through_proxy == [b"GET http://visio.example.test/external-api/v1.0/rooms HTTP/1.1"]
     assert inside.text == "from the service" and behind.direct == [b"GET /rooms HTTP/1.1"]
