@@ -9,13 +9,13 @@ built-in matchers are given the body itself: the same functions, asked in the sa
 same answers. Matchers of our own (`matchers=[…]`) keep Bolt's way.
 
 And a built-in matcher of a kind (a command's, an action's, a view's, an event's…) matches only a
-request of that kind, which Bolt's own test of the kind tells (`is_slash_command`, `is_action`…):
-and one given a string (`app.command("/room")`, `app.action("dossier_follow")`) matches only a
-request of that name (a command's, an action's `action_id`, a view's or a shortcut's `callback_id`,
-an event's type). Each request is tried only against the listeners that could match it — those of
-its kind and name, of its kind given a pattern, and those this does not know (another matcher, a
-listener registered later) — in Bolt's order: the first that matches still wins, with its own
-matchers and middleware. `/dossier` had 23 failed tries, now none; a button of the card up to 40.
+request that its kind's own test in Bolt passes (`is_slash_command`, `is_action`…), and one given a
+string (`app.command("/room")`, `app.action("dossier_follow")`) only a request of that name (a
+command's, an action's `action_id`, a view's or a shortcut's `callback_id`, an event's type).
+Each request is tried only against the listeners that could match it — those of its kind and name,
+of its kind given a pattern, and those this does not know (another matcher, a listener registered
+later) — in Bolt's order: the first that matches still wins, with its own matchers and middleware.
+`/dossier` had 23 failed tries, now none; a button of the card up to 40.
 """
 
 from __future__ import annotations
@@ -101,10 +101,13 @@ def _bounds_of(test: Callable[..., Any]) -> Bounds | None:
 
 
 def _kept(function: Callable[..., Any]) -> dict[str, Any]:
-    """The variables a function keeps from where it was made."""
+    """The variables a function keeps from where it was made (none, for anything else)."""
     code = getattr(function, "__code__", None)
     cells = getattr(function, "__closure__", None) or ()
-    return {} if code is None else {name: cell.cell_contents for name, cell in zip(code.co_freevars, cells, strict=True)}
+    try:
+        return {} if code is None else {name: cell.cell_contents for name, cell in zip(code.co_freevars, cells, strict=True)}
+    except ValueError:  # a variable not set yet, or not a function's closure
+        return {}
 
 
 class ByKind(list[AsyncListener]):
