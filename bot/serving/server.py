@@ -21,9 +21,11 @@ import redis.asyncio as aioredis
 from prometheus_client import Gauge
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot import operator_advice as advice
 from bot.config import Settings
@@ -49,17 +51,39 @@ StartupChecks = Callable[[Settings, aioredis.Redis], Coroutine[Any, Any, None]]
 INSTALLATIONS = Gauge("roombot_slack_installations", "Workspaces and organisations the app is installed in (1 with SLACK_BOT_TOKEN).")
 
 
+SLACK_PATH = "/slack/events"
+
+
+class WebApp:
+    """Starlette's routes, but for Slack's requests — POST /slack/events, nearly every request the
+    process takes — which go straight to their endpoint: Starlette's two exception layers, its
+    router and its route cost 7 µs of CPU a request (in-process, 20,000 each). The endpoint answers
+    every refusal itself; an error it let escape is still Starlette's 500, and any other method or
+    path Starlette's (405, 404)."""
+
+    def __init__(self, routes: ASGIApp, slack: SlackEndpoint | None) -> None:
+        self._routes = routes
+        self._slack = ServerErrorMiddleware(slack) if slack is not None else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._slack is not None and scope.get("path") == SLACK_PATH and scope.get("method") == "POST":
+            await self._slack(scope, receive, send)
+        else:
+            await self._routes(scope, receive, send)
+
+
 def create_web_app(runtime: Runtime, *, signing_secret: str | None = None, metrics_apart: bool = False,
-                   socket_mode: SocketMode | None = None) -> Starlette:
+                   socket_mode: SocketMode | None = None) -> WebApp:
     """Health and readiness always, metrics unless they have a port of their own (METRICS_PORT: a
     Slack-facing ingress then exposes nothing internal); Slack's route when requests come over HTTP
     (a signing secret)."""
     routes = [route for route in watch_routes(runtime, socket_mode) if not (metrics_apart and route.path == "/metrics")]
-    if signing_secret is not None:
-        routes.append(Route("/slack/events", SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending).handle, methods=["POST"]))
+    slack = SlackEndpoint(runtime.app, signing_secret, pending=runtime.pending) if signing_secret is not None else None
+    if slack is not None:  # what another method gets: Starlette's 405
+        routes.append(Route(SLACK_PATH, slack.handle, methods=["POST"]))
     if runtime.app.oauth_flow is not None:
         routes += install_routes(runtime.app, runtime.default_language)
-    return Starlette(routes=routes)
+    return WebApp(Starlette(routes=routes), slack)
 
 
 def watch_routes(runtime: Runtime, socket_mode: SocketMode | None = None) -> list[Route]:

@@ -23,6 +23,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
+from starlette.types import Receive, Scope, Send
 
 from handlers.ack_first import PendingAcks
 
@@ -46,6 +47,11 @@ class SlackEndpoint:
         self._verifier = SignatureVerifier(signing_secret)
         self._refused: Counter[str] = Counter()
         self._last_log = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """As Starlette's route runs `handle`, without its router (bot.serving.server.WebApp)."""
+        response = await self.handle(Request(scope, receive, send))
+        await response(scope, receive, send)
 
     async def handle(self, request: Request) -> Response:
         declared = request.headers.get("content-length", "")

@@ -74,6 +74,30 @@ async def test_unknown_routes_and_methods(bot):
     assert (await bot.http.get("/nothing-here")).status_code == 404
 
 
+async def test_slacks_route_answers_post_only_at_its_path_and_every_other_request_as_before(bot, slack: FakeSlack, alice):
+    """POST /slack/events goes straight to its endpoint (bot.serving.server.WebApp): what Starlette's
+    router answered to any other method or path stays its answer."""
+    body, other = (command_body("list", "U0ALICE", slack.response_url()) for _ in range(2))
+    signed = signed_headers(body)
+    asked = {
+        "POST /slack/events": await bot.http.post("/slack/events", content=body, headers=signed),
+        "POST /slack/events?retry=1": await bot.http.post("/slack/events?retry=1", content=other, headers=signed_headers(other)),
+        "POST unsigned": await bot.http.post("/slack/events", content=body),
+        "GET": await bot.http.get("/slack/events", headers=signed),
+        "HEAD": await bot.http.head("/slack/events", headers=signed),
+        "PUT": await bot.http.put("/slack/events", content=body, headers=signed),
+        "POST /slack/events/": await bot.http.post("/slack/events/", content=body, headers=signed),
+        "POST /slack/event": await bot.http.post("/slack/event", content=body, headers=signed),
+        "POST /healthz": await bot.http.post("/healthz", content=body, headers=signed),
+    }
+    assert {request: answer.status_code for request, answer in asked.items()} == {
+        "POST /slack/events": 200, "POST /slack/events?retry=1": 200, "POST unsigned": 401, "GET": 405, "HEAD": 405,
+        "PUT": 405, "POST /slack/events/": 307, "POST /slack/event": 404, "POST /healthz": 405}
+    assert asked["GET"].headers["allow"] == "POST" and asked["POST /slack/events/"].headers["location"] == "http://bot/slack/events"
+    assert asked["POST unsigned"].text == "bad or stale signature"
+    await slack.wait_responses(2, timeout=12)  # both signed ones listed the rooms, each once
+
+
 async def test_secrets_stay_out_of_replies_and_redis_keys(bot, meet: FakeMeet, redis, alice):
     reply = await bot.reply("new")
     token = next(iter(meet.tokens))

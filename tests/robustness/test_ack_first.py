@@ -60,3 +60,35 @@ async def test_an_ack_wakes_bolts_look_for_it_at_once(bot):
 
     answer = await asyncio.wait_for(dispatch(), 5)
     assert answer is not None and answer.status == 200
+
+
+async def test_a_listener_that_acks_after_a_wait_is_looked_for_again_only_when_it_acks(bot):
+    """Bolt's first look gives the listener one turn of the loop (most ack in it); one that acks later,
+    after a call of its own, ends the next look's wait when it acks — no look in between."""
+    from slack_bolt.listener import asyncio_runner
+
+    pending = PendingAcks()
+    before_its_ack = asyncio.Event()
+    looks = 0
+
+    async def listener(ack: AckThenYield) -> None:
+        await before_its_ack.wait()  # a call before the ack (the person's language, files.info)
+        await ack()
+
+    async def dispatch() -> BoltResponse | None:
+        nonlocal looks
+        ack = AckThenYield(pending, asyncio.current_task())
+        started = asyncio.ensure_future(listener(ack))  # as Bolt starts it
+        while ack.response is None:
+            looks += 1
+            await asyncio_runner.asyncio.sleep(60)  # Bolt's look, as the bot's register leaves it
+        await started
+        return ack.response
+
+    dispatching = asyncio.create_task(dispatch())
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert looks == 1 and not dispatching.done()  # waiting for the ack, not looking again and again
+    before_its_ack.set()
+    answer = await asyncio.wait_for(dispatching, 5)
+    assert answer is not None and answer.status == 200 and looks == 1
