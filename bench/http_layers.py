@@ -247,6 +247,7 @@ def main() -> None:
         assert server.stdin is not None
         server.stdin.close()
         server.wait(10)
+        ANSWERS.unlink(missing_ok=True)  # captured afresh by the next run: nothing left behind
 
 
 if __name__ == "__main__":
