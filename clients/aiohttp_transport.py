@@ -35,7 +35,7 @@ import json
 import urllib.request
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import IO, Any
 
 import aiohttp
 import httpx
@@ -110,9 +110,12 @@ class AiohttpTransport:
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
 
-    async def send(self, method: str, url: URL, headers: Mapping[str, str], body: bytes | None,
+    async def send(self, method: str, url: URL, headers: Mapping[str, str], body: bytes | IO[bytes] | None,
                    timeout: aiohttp.ClientTimeout) -> Answer:
-        """One attempt; httpx's exception for what went wrong, by what it says of the request."""
+        """One attempt; httpx's exception for what went wrong, by what it says of the request. A file
+        `body` is read in steps as the socket takes them, from where it stands (a direct upload's
+        20 MiB: never whole in memory); aiohttp reads it again from there if it retries an idempotent
+        call on a connection lost, and closes it once sent."""
         try:
             async with self._open().request(
                 method, url, headers=headers, data=body, allow_redirects=False, timeout=timeout,

@@ -190,7 +190,7 @@ class Acts:
         if self.ds.current_token() in self.ds.read_only:
             raise GraphQLError(READ_ONLY)
         self._load(given["dossierId"])
-        return self.blobs.create(given, self.ds.url.replace("/api/v2/graphql", "/storage"))
+        return self.blobs.create(given, self.blobs.storage or self.ds.url.replace("/api/v2/graphql", "/storage"))
 
     def _mutate(self, name: str, given: dict[str, Any]) -> dict[str, Any]:
         if self.ds.current_token() in self.ds.read_only:

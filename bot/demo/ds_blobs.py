@@ -34,6 +34,7 @@ class Blobs:
         self.kept: dict[int, Blob] = {}
         self.corrupt = False  # the storage keeps other bytes than it was sent (the hash check then fails)
         self.puts: list[int] = []  # the blobs PUT, in order
+        self.storage = ""  # where the bytes go, when not beside the service (a test's own storage)
 
     def create(self, given: dict[str, Any], storage: str) -> dict[str, Any]:
         number = len(self.kept) + 1
@@ -44,10 +45,16 @@ class Blobs:
                                  "signedBlobId": _signed(number)}}
 
     def store(self, number: int, body: bytes, headers: dict[str, str]) -> int:
-        """A PUT to the storage: 200, or 400 when the body is not what its Content-MD5 says (S3's BadDigest)."""
+        """A PUT to the storage: 200, or 400 when the body is not what its Content-MD5 says (S3's BadDigest);
+        as S3 refuses a signed PUT with no length or a chunked one (411 MissingContentLength), and one that
+        brings a token besides the signature (400 InvalidArgument)."""
         blob = self.kept.get(number)
         if blob is None:
             return 404
+        if "content-length" not in headers or "transfer-encoding" in headers:
+            return 411
+        if "authorization" in headers:
+            return 400
         if headers.get("content-md5") != base64.b64encode(hashlib.md5(body).digest()).decode():
             return 400
         self.puts.append(number)

@@ -18,7 +18,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 from pydantic import SecretStr, ValidationError
@@ -45,6 +45,8 @@ MAX_PAGES = 6_000
 WALK_SECONDS = 3_600.0
 #: A page of 100 dossiers is a few dozen kilobytes; an answer larger than this is not one.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
+#: how a body's length is told: by the bot alone, for a direct upload's PUT
+_FRAMING = frozenset({"content-length", "transfer-encoding"})
 
 
 class DossierService:
@@ -215,15 +217,17 @@ class DossierService:
         return response
 
 
-    async def put(self, url: str, headers: dict[str, str], content: bytes) -> int:
-        """A direct upload's bytes, PUT to the storage address the service gave with the headers it
-        named — never this service's token —; the answer's status (`NoAnswer` for none)."""
+    async def put(self, url: str, headers: dict[str, str], content: IO[bytes], size: int) -> int:
+        """A direct upload's `size` bytes, read from `content` as they go, PUT to the storage address the
+        service gave with the headers it named — never this service's token — and their length (S3 refuses
+        a signed PUT without one: 411 MissingContentLength); the answer's status (`NoAnswer` for none)."""
         from yarl import URL
 
         self.requests += 1
         transport, _, timeout = self._transport()
+        sent = {name: value for name, value in headers.items() if name.lower() not in _FRAMING} | {"Content-Length": str(size)}
         try:
-            return (await self._bounded(transport.send("PUT", URL(url), headers, content, timeout))).status_code
+            return (await self._bounded(transport.send("PUT", URL(url), sent, content, timeout))).status_code
         except httpx.TransportError as error:
             raise errors.NoAnswer(network_words(error)) from None
 

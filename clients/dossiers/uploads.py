@@ -5,7 +5,10 @@ direct upload (ds-graphql.md §10.4 "Attachments") — its size and base64 MD5 d
 blob's hash before the act; its three refusals are `errors.UploadRefused`.
 
 The file is held in a temporary file, unnamed on disk, from Slack to the storage; closing it (done
-whatever happens to the act) leaves no copy behind."""
+whatever happens to the act) leaves no copy behind. The PUT reads it back in steps as the storage takes
+them, its length declared: read whole first, a 20 MiB file cost 55–56 MiB of memory at its peak (the
+bytes, aiohttp's join of headers and body, the socket's copy of what it did not take at once); streamed,
+well under 1 MiB (docs/benchmarks.md, "A file's upload")."""
 
 from __future__ import annotations
 
@@ -95,9 +98,11 @@ class Upload:
             self._held.write(chunk)
         self.checksum = base64.b64encode(digest.digest()).decode()
 
-    def content(self) -> bytes:
+    def read_back(self) -> IO[bytes]:
+        """The file held, from its start: aiohttp reads it in steps as the socket takes them (and from
+        the start again if it retries the PUT on a connection lost), never whole."""
         self._held.seek(0)
-        return self._held.read()
+        return self._held
 
     def close(self) -> None:
         """The bytes gone: the temporary file had no name on disk, and now has no content either."""
@@ -122,7 +127,7 @@ async def upload(service: DossierService, dossier_id: str, file: Upload, policy:
         headers = {}
     if not url.startswith(("https://", "http://")) or not signed:
         raise errors.DossierServiceUnavailable("createDirectUpload answered no upload address")
-    status = await service.put(url, headers, file.content())
+    status = await service.put(url, headers, file.read_back(), file.size)
     if not 200 <= status < 300:
         raise errors.UploadRefused(f"the storage answered {status} to the upload")
     return signed
