@@ -1,7 +1,8 @@
 """The stores whose commands touch several keys, on a real Redis Cluster (3 primaries, 3
 replicas, one for the module): a command, a transaction or a script whose keys hash to different
 slots is refused there (`CROSSSLOT`), so each such group of keys shares a `{hash tag}`. The desk's
-flows that use them run here as `tests/desk` runs them, with `redis` the Cluster."""
+flows that use them run here as `tests/desk` runs them, with `redis` the Cluster (the upgrade from
+the names before their hash tag: `tests/desk/test_watch.py`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from bot.redis_server import connect, connect_cluster
-from clients.dossiers.watch import KEPT_SECONDS, Watches
-from clients.redis_keys import key
+from bot.redis_server import connect_cluster
+from clients.dossiers.watch import Watches
 from tests.desk.conftest import demarche  # noqa: F401  (the desk's people and démarche, for its flows below)
 from tests.desk.test_choices import test_quiet_hours_hold_the_news_and_send_it_in_one_dm_after  # noqa: F401
 from tests.desk.test_daily import alices_daily, test_one_dm_a_day_when_two_processes_run_the_scheduler  # noqa: F401
@@ -42,14 +42,6 @@ async def redis(cluster: LocalCluster) -> AsyncIterator[aioredis.Redis]:
     await client.aclose()
 
 
-@pytest.fixture
-async def single(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = connect(redis_url)
-    await client.flushdb()
-    yield client
-    await client.aclose()
-
-
 async def test_where_a_watch_reads_is_kept_and_read_on_a_cluster(redis: aioredis.Redis) -> None:
     """A round reads each watched démarche from where the last one stopped (its `since`, and the
     cursor of a backlog): both are read in one MGET and changed together in a transaction, which a
@@ -68,16 +60,3 @@ async def test_where_a_watch_reads_is_kept_and_read_on_a_cluster(redis: aioredis
     assert await watches.reading(TOKEN, 101) == (later, None)
     assert await watches.reading(TOKEN, 102) is None  # another démarche's own
 
-
-async def test_where_reading_stood_before_the_upgrade_is_read_on_a_single_redis(single: aioredis.Redis) -> None:
-    """A single Redis upgraded from the names without a hash tag (`desk-since:<token>:<démarche>`):
-    the next round goes on from the `since` and cursor found there — moved under the new names —
-    not from now, which would lose what changed since the last round before the upgrade."""
-    await single.set(key("desk-since", TOKEN, "101"), SINCE.isoformat(), ex=KEPT_SECONDS)
-    await single.set(key("desk-after", TOKEN, "101"), "cursor-500", ex=KEPT_SECONDS)
-    watches = Watches(single)
-    assert await watches.reading(TOKEN, 101) == (SINCE, "cursor-500")
-    moved = [key("desk-after", f"{{{TOKEN}:101}}"), key("desk-since", f"{{{TOKEN}:101}}")]
-    assert sorted(await single.keys(key("desk-*"))) == moved  # the old names gone: found once
-    await watches.read_on(TOKEN, 101, "cursor-1000")  # the backlog goes on, from the same since
-    assert await watches.reading(TOKEN, 101) == (SINCE, "cursor-1000")
