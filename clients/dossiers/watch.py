@@ -404,26 +404,53 @@ class Watches:
     async def reading(self, account: str, demarche: int) -> tuple[dt.datetime, str | None] | None:
         """Since when the démarche's changes are read for this token, and the cursor a backlog is
         being read from (None: from the start); None before its first round."""
-        since, after = (as_text(raw) for raw in await self._redis.mget(key("desk-since", account, str(demarche)),
-                                                                        key("desk-after", account, str(demarche))))
+        since, after = (as_text(raw) for raw in await self._redis.mget(*_reading(account, demarche)))
+        if not since:
+            since, after = await self._untagged_reading(account, demarche)
         return (dt.datetime.fromisoformat(since), after or None) if since else None
+
+    async def _untagged_reading(self, account: str, demarche: int) -> tuple[str | None, str | None]:
+        """Where reading stood under the names before their hash tag (`desk-since:<token>:<démarche>`,
+        in two slots of a Cluster), moved to the tagged ones: a single Redis upgraded goes on from
+        there, not from now. Those names lapse 7 days after their last round: past a week on this
+        version, nothing is found under them (this read, one per démarche that has no tagged `since`:
+        its first round, can then go)."""
+        old = key("desk-since", account, str(demarche)), key("desk-after", account, str(demarche))
+        async with self._redis.pipeline(transaction=False) as pipe:  # not an MGET: two slots of a Cluster
+            for name in old:
+                pipe.get(name)
+            since, after = (as_text(raw) for raw in await pipe.execute())
+        if since:
+            await self._read_from(account, demarche, since, after)
+            for name in old:
+                await self._redis.delete(name)
+        return since, after
 
     async def read_until(self, account: str, demarche: int, moment: dt.datetime) -> None:
         """Everything up to `moment` was read: the next round reads changes since then."""
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(key("desk-since", account, str(demarche)), moment.isoformat(), ex=KEPT_SECONDS)
-            pipe.delete(key("desk-after", account, str(demarche)))
-            await pipe.execute()
+        await self._read_from(account, demarche, moment.isoformat(), None)
 
     async def read_on(self, account: str, demarche: int, after: str | None) -> None:
         """A backlog is left: the next round goes on from `after` (from the start for None), with
         the same `since`."""
+        since, cursor = _reading(account, demarche)
         async with self._redis.pipeline(transaction=True) as pipe:
             if after:
-                pipe.set(key("desk-after", account, str(demarche)), after, ex=KEPT_SECONDS)
+                pipe.set(cursor, after, ex=KEPT_SECONDS)
             else:
-                pipe.delete(key("desk-after", account, str(demarche)))
-            pipe.expire(key("desk-since", account, str(demarche)), KEPT_SECONDS)
+                pipe.delete(cursor)
+            pipe.expire(since, KEPT_SECONDS)
+            await pipe.execute()
+
+    async def _read_from(self, account: str, demarche: int, since: str, after: str | None) -> None:
+        """The `since` and cursor of the next read, changed together (a cursor belongs to its `since`)."""
+        since_key, cursor = _reading(account, demarche)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.set(since_key, since, ex=KEPT_SECONDS)
+            if after:
+                pipe.set(cursor, after, ex=KEPT_SECONDS)
+            else:
+                pipe.delete(cursor)
             await pipe.execute()
 
     async def first_time(self, team: str, user: str, demarche: int, changes: list[DossierChange],
@@ -543,3 +570,10 @@ def _compared(demarche: int, old: Seen | None, seen: Seen, now: dt.datetime) -> 
         made.append(DossierChange(demarche, seen.number, Kind.LABELS.value, now, seen.group, seen.followers,
                                   detail=", ".join(seen.labels)))
     return made
+
+
+def _reading(account: str, demarche: int) -> tuple[str, str]:
+    """Where a démarche's reading stands for a token: its `since` and a backlog's cursor, one hash
+    tag for both, so that a Cluster reads them in one MGET and changes them in one transaction."""
+    tag = f"{{{account}:{demarche}}}"
+    return key("desk-since", tag), key("desk-after", tag)

@@ -203,3 +203,34 @@ async def test_a_watch_takes_only_its_share_of_the_allowance_and_waits_for_the_n
         assert [change.kind for change in changes] == ["deposited"]
     finally:
         await service.aclose()
+
+
+async def test_where_reading_stood_before_the_hash_tag_is_moved_and_read_on(redis) -> None:
+    """A Redis upgraded from the names without a hash tag (`desk-since:<token>:<démarche>`, in two
+    slots of a Cluster): the next round goes on from the `since` and cursor found there, moved
+    under the new names, not from now (which would lose what changed across the upgrade)."""
+    from clients.dossiers.watch import KEPT_SECONDS
+
+    since = dt.datetime(2026, 11, 2, 8, 30, tzinfo=dt.UTC)
+    await redis.set(redis_key("desk-since", "shared", "101"), since.isoformat(), ex=KEPT_SECONDS)
+    await redis.set(redis_key("desk-after", "shared", "101"), "cursor-500", ex=KEPT_SECONDS)
+    watches = Watches(redis)
+    assert await watches.reading("shared", 101) == (since, "cursor-500")
+    moved = [redis_key("desk-after", "{shared:101}"), redis_key("desk-since", "{shared:101}")]
+    assert sorted(await redis.keys(redis_key("desk-*"))) == moved  # the old names gone: found once
+    await watches.read_on("shared", 101, "cursor-1000")  # the backlog goes on, from the same since
+    assert await watches.reading("shared", 101) == (since, "cursor-1000")
+
+
+async def test_a_deposit_across_the_upgrade_is_told_at_the_first_round_after_it(digest_bot: Bot, ds: FakeDS, slack: FakeSlack,
+                                                                                demarche: FakeDemarche) -> None:
+    """Were the old names not read, the first round after the upgrade would only mark where reading
+    starts, and this deposit would never be told."""
+    await dossier(digest_bot, "watch 101")
+    last = dt.datetime.now(dt.UTC).replace(microsecond=0)  # the last round before the upgrade, under the old name
+    await digest_bot.runtime.redis.set(redis_key("desk-since", "test-token", "101"), last.isoformat())  # the test bot's token
+    ds.now = last + dt.timedelta(seconds=5)
+    deposited = ds.deposit(101)
+    await a_round(digest_bot, last + dt.timedelta(minutes=5))
+    [alices] = news(slack, "U0ALICE")
+    assert f"Dossier n° {deposited.number} was deposited" in text_of(alices)
