@@ -7,9 +7,11 @@ person's e-mail (Redis, else `users.info`, then cached); for a room command thei
 `/dossier` one read of the dossier's card and the check that the person is one of its group's
 instructeurs; then one reply on the request's `response_url` over a kept-alive connection: a few
 blocks for a room command, for `/dossier` a card of the bot's card's shape and size (its three
-lines, its six buttons, one with a confirmation, its menu of three links), built with
-`slack_sdk.models` as a bare app builds Block Kit; `TWIN_CARD=short` sends the three small blocks
-the twin sent before (2026-11-28) instead. No configuration, translations, logs, metrics, validation models nor error words: what
+lines, its six buttons, one with a confirmation, its menu of three links), made into
+`slack_sdk.models` and checked as a bare app builds Block Kit (the developers' guide: those models,
+or the limits checked by hand, as the bot does); `TWIN_CARD=json` sends it unchecked (the cheapest
+way, below what the guide allows), `TWIN_CARD=short` the three small blocks the twin sent before
+(2026-11-28). No configuration, translations, logs, metrics, validation models nor error words: what
 the bot spends beyond this is what `python -m bench twin` measures.
 
 `PORT=… REDIS_URL=… SLACK_API_URL=… MEET_API_URL=… MEET_CLIENT_ID=… MEET_CLIENT_SECRET=…
@@ -25,7 +27,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import redis.asyncio as aioredis
@@ -35,11 +37,8 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ConfirmObject,
     ContextBlock,
     MarkdownTextObject,
-    Option,
-    OverflowMenuElement,
     SectionBlock,
 )
 from slack_sdk.web.async_client import AsyncWebClient
@@ -47,7 +46,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.dossiers.queries import GET_DOSSIER_CARD  # the bot's very document: the same request, the same answer
 
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
-SHORT_CARD = os.environ.get("TWIN_CARD") == "short"
+#: `/dossier`'s reply: the bot's card's shape built with slack_sdk.models (checked), or `json` the same
+#: written as Slack's JSON (unchecked), or `short` the three small blocks the twin sent before
+CARD = os.environ.get("TWIN_CARD", "models")
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
 if "orjson" in IDEAS:  # the `bench` extra's, not the bot's (pip install -e '.[bench]'; bench/twin.py skips it without)
@@ -127,9 +128,10 @@ async def token_of(body: dict, email: str, cached: Any) -> str:
     return grant["access_token"]
 
 
-async def reply(body: dict, blocks: list[Block]) -> None:
-    said = blocks[0].text.text  # type: ignore[attr-defined]  # a section comes first
-    message = {"response_type": "ephemeral", "text": said, "blocks": [block.to_dict() for block in blocks]}
+async def reply(body: dict, blocks: list[Block] | list[dict]) -> None:
+    """`blocks`: slack_sdk's (checked by `to_dict`) or Slack's JSON as is; a section comes first."""
+    shown = [block if isinstance(block, dict) else block.to_dict() for block in blocks]
+    message = {"response_type": "ephemeral", "text": shown[0]["text"]["text"], "blocks": shown}
     for attempt in range(2):  # once more after a connection error, as the bot's replies (slack_sdk's webhook client)
         try:
             async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
@@ -174,9 +176,10 @@ async def room(ack, body: dict, client: AsyncWebClient) -> None:
 FIRST_ACT = {"en_construction": ("Start review", "dossier_start"), "en_instruction": ("Decide", "dossier_decide")}
 
 
-def card_blocks(card: dict) -> list[Block]:
+def card_json(card: dict) -> list[dict]:
     """The bot's card, in the shape the bot sends (a section of three lines, the acts, the edits
-    and the service's other pages): the same reply, so that the same work is measured."""
+    and the service's other pages): the same reply, so that the same work is measured. As Slack's
+    JSON; parsed into slack_sdk.models, checked by their `to_dict` as a bare app checks Block Kit."""
     number, demarche = card["number"], card["demarche"]
     page = f"https://ds.example/procedures/{demarche['number']}/dossiers/{number}"
     depot = (card.get("dateDepot") or "")[:10]
@@ -184,22 +187,28 @@ def card_blocks(card: dict) -> list[Block]:
             f"{card['state']} since {depot} · deposited {depot} · group {escape(card['groupeInstructeur']['label'])} · "
             f"{len(card.get('messages') or [])} message(s) · you do not follow it\n<{page}|Open it on the dossier service>")
     title, action = FIRST_ACT.get(card["state"], ("Open", "dossier_open"))
-    confirm = ConfirmObject(title=f"{title}?", text=f"Dossier n° {number}: {title.lower()}, in your name.",
-                            confirm=title, deny="Cancel")
     value = str(number)
-    acts = [ButtonElement(text=title, action_id=action, value=value, style="primary", confirm=confirm),
-            ButtonElement(text="Message", action_id="dossier_message", value=f"{value}:c"),
-            ButtonElement(text="Follow", action_id="dossier_follow", value=value)]
-    elsewhere = [Option(text=text, value=key, url=f"{page}{tail}") for key, text, tail in
+
+    def button(text: str, action_id: str, value: str, **more: object) -> dict:
+        return {"type": "button", "text": {"type": "plain_text", "text": text, "emoji": True}, "action_id": action_id,
+                "value": value, **more}
+
+    def plain(text: str) -> dict:
+        return {"type": "plain_text", "text": text, "emoji": True}
+
+    confirm = {"title": plain(f"{title}?"), "text": {"type": "mrkdwn", "text": f"Dossier n° {number}: {title.lower()}, in your name."},
+               "confirm": plain(title), "deny": plain("Cancel")}
+    acts = [button(title, action, value, style="primary", confirm=confirm), button("Message", "dossier_message", f"{value}:c"),
+            button("Follow", "dossier_follow", value)]
+    elsewhere = [{"text": plain(text), "value": key, "url": f"{page}{tail}"} for key, text, tail in
                  (("avis", "Ask an expert for an avis (on the service)", "/avis"),
                   ("exports", "Exports (on the service)", "/exports"),
                   ("appointments", "Appointments (on the service's dossier page)", ""))]
-    edits = [ButtonElement(text="Labels", action_id="dossier_labels", value=value),
-             ButtonElement(text="Send to another group", action_id="dossier_regroup", value=value),
-             ButtonElement(text="Private annotations", action_id="dossier_annotations", value=value),
-             OverflowMenuElement(action_id="dossier_elsewhere", options=elsewhere)]
-    return [SectionBlock(text=MarkdownTextObject(text=said, verbatim=True)),
-            ActionsBlock(block_id="acts", elements=acts), ActionsBlock(block_id="edits", elements=edits)]
+    edits = [button("Labels", "dossier_labels", value), button("Send to another group", "dossier_regroup", value),
+             button("Private annotations", "dossier_annotations", value),
+             {"type": "overflow", "action_id": "dossier_elsewhere", "options": elsewhere}]
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": said, "verbatim": True}},
+            {"type": "actions", "block_id": "acts", "elements": acts}, {"type": "actions", "block_id": "edits", "elements": edits}]
 
 
 def short_card(card: dict) -> list[Block]:
@@ -221,11 +230,12 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
     async with session("dossiers").post(DS_URL, data=dumps(query), headers={**JSON, "Authorization": f"Bearer {DS_TOKEN}"}) as answer:
         card = (loads(await answer.read()).get("data") or {}).get("dossier") or {}
     group = (card.get("groupeInstructeur") or {}).get("instructeurs") or []
-    blocks: list[Block]
+    blocks: list[Block] | list[dict]
     if not any(person["email"].strip().lower() == email for person in group):
-        blocks = [SectionBlock(text=MarkdownTextObject(text=f"No dossier {number} you may see."))]
+        blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": f"No dossier {number} you may see."}}]
     else:
-        blocks = short_card(card) if SHORT_CARD else card_blocks(card)
+        blocks = short_card(card) if CARD == "short" else card_json(card) if CARD == "json" else \
+            [cast(Block, Block.parse(block)) for block in card_json(card)]  # each is a block
     await reply(body, blocks)
 
 
