@@ -26,7 +26,8 @@ method, a URL parsed once, headers built once, the body encoded once and the tim
 back an `Answer`, read whole and decoded. httpx's request, its response and their conversions were
 a quarter of a dossier look-up's call (docs/benchmarks.md, "One outside call"); httpx's exceptions
 stay, so the clients and the retry policy map errors as before. aiohttp decodes a compressed answer
-as it comes, in bounded steps, and the bound counts decoded bytes.
+as it comes, in bounded steps, and the bound counts decoded bytes; one that does not decode is a
+`ReadError`, an answer cut short (httpx's decoding error used to escape the clients' mapping).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class AiohttpTransport:
         """One attempt; httpx's exception for what went wrong, by what it says of the request. A file
         `body` is read in steps as the socket takes them, from where it stands (a direct upload's
         20 MiB: never whole in memory); aiohttp reads it again from there if it retries an idempotent
-        call on a connection lost, and closes it once sent."""
+        call on a connection lost. The caller closes it (aiohttp does only when the call fails)."""
         try:
             async with self._open().request(
                 method, url, headers=headers, data=body, allow_redirects=False, timeout=timeout,

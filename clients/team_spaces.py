@@ -17,6 +17,7 @@ Spaces saved before the index existed are indexed by the first listing (`_indexe
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import asdict, dataclass
 
 import redis.asyncio as aioredis
@@ -26,6 +27,10 @@ from clients.storage import as_text
 
 INDEX = key("team-spaces")  # the workspaces that have team spaces
 INDEXED = key("team-spaces-indexed")  # set once the spaces saved before the index are in it
+#: how long the spaces found by the last SCAN are taken as all: a process of the version before the
+#: index, still running during a rolling upgrade, saves a space without indexing it; such a space is
+#: listed within a day (one SCAN a day, where every listing scanned before)
+INDEXED_FOR = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ def read_place(value: str) -> tuple[int, int | None] | None:
 class TeamSpaces:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
-        self._index_read = False  # INDEXED seen: no need to ask again
+        self._indexed_until = 0.0  # INDEXED seen: not asked again before then (monotonic clock)
 
     async def get(self, team: str, demarche: int, group: int | None) -> TeamSpace | None:
         raw = as_text(await self._redis.get(_key(team, demarche, group)))
@@ -96,17 +101,19 @@ class TeamSpaces:
         return int(await self._redis.srem(INDEX, team))
 
     async def _indexed(self) -> None:
-        """Indexes the spaces saved before the index existed: one SCAN, the first time any process
-        lists them."""
-        if self._index_read or await self._redis.exists(INDEXED):
-            self._index_read = True
+        """Indexes the spaces saved without the index (before it existed, or by a process of that
+        version during an upgrade): one SCAN a day, by the first process to list them."""
+        if time.monotonic() < self._indexed_until:
+            return
+        if await self._redis.exists(INDEXED):
+            self._indexed_until = time.monotonic() + 60  # its lapse is seen within a minute
             return
         async for name in self._redis.scan_iter(match=key("team-space", "*", "*", "*"), count=500):
             _, _, team, demarche, group = str(as_text(name)).split(":")
             await self._redis.sadd(INDEX, team)
             await self._redis.sadd(_index(team), f"{demarche}:{group}")
-        await self._redis.set(INDEXED, "1")
-        self._index_read = True
+        await self._redis.set(INDEXED, "1", ex=INDEXED_FOR)
+        self._indexed_until = time.monotonic() + 60
 
 
 def _place(demarche: int, group: int | None) -> str:

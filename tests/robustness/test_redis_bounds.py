@@ -90,7 +90,9 @@ async def test_a_command_waits_for_a_free_connection_at_most_pool_wait(server) -
         await client.set("kept", "yes")
         taken = [await pool.get_connection() for _ in range(POOL_SIZE)]
         waiting = asyncio.ensure_future(client.get("kept"))
-        await asyncio.sleep(0.2)  # its chance to fail at once, as redis-py's plain pool does
+        # it waits (redis-py's plain pool fails at once: "Too many connections")
+        waiters = pool._condition._waiters  # type: ignore[attr-defined]  # the blocking pool's
+        await eventually(lambda: waiting.done() or len(waiters) == 1, "the command waiting for a connection")
         assert not waiting.done()
         await pool.release(taken.pop())
         assert await waiting == "yes"

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from freezegun import freeze_time
 
 from bot.config import Settings
 from bot.redis_server import open_redis
 from clients.redis_keys import key
-from clients.team_spaces import INDEX, TeamSpace, TeamSpaces
+from clients.team_spaces import INDEX, INDEXED, INDEXED_FOR, TeamSpace, TeamSpaces
 from clients.workspace_erasure import forget_team
 from tests.redis_topologies import LocalCluster
 
@@ -44,6 +45,20 @@ async def test_spaces_saved_before_the_index_are_found_and_the_keyspace_is_scann
     assert await TeamSpaces(redis).all() == [*old, new]  # another process's listing: the index only
     assert await TeamSpaces(redis).all("T0TWO") == [old[2], new]
     assert await _scans(redis) == scans
+
+
+async def test_a_space_an_older_process_saves_during_an_upgrade_is_listed_within_a_day(redis: aioredis.Redis) -> None:
+    """During a rolling upgrade a process of the version before the index still saves spaces
+    without indexing them: the mark that spares the SCAN lapses after a day, and they are found."""
+    spaces = TeamSpaces(redis)  # a running process's, kept
+    with freeze_time("2026-11-28 09:00") as clock:
+        assert await spaces.all() == []
+        late = TeamSpace("T0LATE", 101, channel="C0LATE")
+        await _saved_before_the_index(redis, late)  # by a process of the version before
+        assert 0 < await redis.ttl(INDEXED) <= INDEXED_FOR
+        await redis.delete(INDEXED)  # as Redis lets it lapse, a day later
+        clock.tick(INDEXED_FOR)
+        assert await spaces.all() == [late]
 
 
 async def test_an_uninstall_leaves_nothing_of_the_workspaces_spaces_in_the_index(redis: aioredis.Redis) -> None:
