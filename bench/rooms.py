@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -69,7 +70,7 @@ class World:
     def __enter__(self) -> World:
         self._servers = [LoopbackServer(self.meet.asgi()).start(), LoopbackServer(self.slack.asgi()).start()]
         self.meet.base, self.slack.base = self._servers[0].url, self._servers[1].url
-        folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
+        folder = self._folder = Path(tempfile.mkdtemp(prefix="roombot-bench-"))
         self._redis = EmbeddedRedis(folder / "redis")
         self._redis.start()
         self.env = {**bot_env(self.meet, self.slack), "REDIS_URL": self._redis.url, "DATA_DIR": str(folder)}
@@ -89,6 +90,7 @@ class World:
         self._redis.stop()
         for server in self._servers:
             server.stop()
+        shutil.rmtree(self._folder, ignore_errors=True)  # Redis's data and the bots' DATA_DIR: nothing left
 
 
 def cpu_seconds(process: subprocess.Popen) -> float:
