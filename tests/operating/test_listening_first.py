@@ -84,39 +84,53 @@ def status(path):
         return error.code
     except OSError:
         return None
+
+
+def until(path, code):  # asks `path` until it answers `code` (30 s at most); its last answer
+    deadline = time.monotonic() + 30
+    while status(path) != code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return status(path)
+"""
+
+#: what the scripts below share: an import held (`name`'s, until `released`, 60 s at most), then
+#: let go or failed with `failure`; `reached` is set when it starts waiting
+HOLD = """
+import importlib.abc, threading
+
+
+class HoldImport(importlib.abc.MetaPathFinder):
+    def __init__(self, name, released, reached=None, failure=None):
+        self.name, self.released, self.reached, self.failure = name, released, reached, failure
+
+    def find_spec(self, name, path, target=None):
+        if name == self.name:
+            if self.reached is not None:
+                self.reached.set()
+            self.released.wait(60)
+            if self.failure is not None:
+                raise self.failure
+        return None
 """
 
 
 #: `serve` in this process, Bolt's import held until /healthz and /readyz have been asked; then
 #: /readyz until it says ready, and a SIGTERM.
-HELD = ASKING + """
+HELD = ASKING + HOLD + """
 import signal
 
 released = threading.Event()
 
 
-class HoldBolt(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name == "slack_bolt":
-            released.wait(60)
-        return None
-
-
 def ask():
-    deadline = time.monotonic() + 30
-    while status("/healthz") != 200 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    seen["healthz"], seen["readyz"] = status("/healthz"), status("/readyz")
+    seen["healthz"], seen["readyz"] = until("/healthz", 200), status("/readyz")
     seen["bolt loaded"] = "slack_bolt" in sys.modules
     released.set()
-    deadline = time.monotonic() + 30
-    while status("/readyz") != 200 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    seen["readyz after"] = status("/readyz")
+    seen["readyz after"] = until("/readyz", 200)
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-sys.meta_path.insert(0, HoldBolt())
+sys.meta_path.insert(0, HoldImport("slack_bolt", released))
 threading.Thread(target=ask, daemon=True).start()
 from bot.cli import main
 code = main(["serve"])
@@ -139,20 +153,12 @@ def test_serve_answers_health_before_bolt_is_loaded(tmp_path: Path, meet: FakeMe
 #: at their worst: on Python 3.11, `asyncio.wait_for` (redis-py's every command) loses a cancel
 #: that comes in the turn of the loop where what it awaited finished, and the checks then went on
 #: to ask a Slack that does not answer (tests/operating/test_process.py's Silent).
-STOPPED = """
-import asyncio, importlib.abc, json, os, signal, sys, threading
+STOPPED = HOLD + """
+import asyncio, json, os, signal, sys
 from bot import cli
 
 MOMENT, SIGNAL = os.environ["TEST_MOMENT"], getattr(signal, os.environ["TEST_SIGNAL"])
 reached, released = threading.Event(), threading.Event()
-
-
-class Hold(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name == MOMENT:
-            reached.set()
-            released.wait(60)
-        return None
 
 
 async def checks_that_lose_a_cancel(settings, redis):
@@ -170,7 +176,7 @@ def stop():
     released.set()
 
 
-sys.meta_path.insert(0, Hold())
+sys.meta_path.insert(0, HoldImport(MOMENT, released, reached))
 cli._startup_checks = checks_that_lose_a_cancel
 threading.Thread(target=stop, daemon=True).start()
 print(json.dumps({"exit": cli.main(["serve"]), "signalled": reached.is_set()}))
@@ -191,27 +197,17 @@ def test_a_stop_at_any_moment_of_the_start_ends_serve_cleanly(tmp_path: Path, me
 
 #: `serve` in this process, its app's build failing (Bolt's import refused, as a broken install
 #: would) once /healthz and /readyz have been asked.
-BROKEN = ASKING + """
+BROKEN = ASKING + HOLD + """
 asked = threading.Event()
 
 
-class Broken(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
-        if name == "slack_bolt":
-            asked.wait(60)
-            raise ImportError("slack_bolt is broken")
-        return None
-
-
 def ask():
-    deadline = time.monotonic() + 30
-    while status("/healthz") != 200 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until("/healthz", 200)
     seen["readyz"] = status("/readyz")
     asked.set()
 
 
-sys.meta_path.insert(0, Broken())
+sys.meta_path.insert(0, HoldImport("slack_bolt", asked, failure=ImportError("slack_bolt is broken")))
 threading.Thread(target=ask, daemon=True).start()
 from bot.cli import main
 try:
