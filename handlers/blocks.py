@@ -228,8 +228,14 @@ def _check(holds: bool, what: str) -> None:
         raise SlackObjectFormationError(what)
 
 
+def _at_most(what: str, size: int, most: int, unit: str = "characters") -> None:
+    """slack_sdk's size check, its words made only when it fails (a card makes some forty checks)."""
+    if size > most:
+        raise SlackObjectFormationError(f"{what} cannot exceed {most} {unit}")
+
+
 def _plain_json(words: str, most: int, what: str) -> dict[str, Any]:
-    _check(len(words) <= most, f"{what} cannot exceed {most} characters")
+    _at_most(what, len(words), most)
     return {"type": "plain_text", "text": words, "emoji": True}
 
 
@@ -243,22 +249,22 @@ def section_json(words: str) -> Built:
 
 
 def context_json(*words: str) -> Built:
-    _check(len(words) <= MAX_CONTEXT, f"elements attribute cannot exceed {MAX_CONTEXT} elements")
+    _at_most("elements attribute", len(words), MAX_CONTEXT, "elements")
     return Built({"type": "context", "elements": [mrkdwn_json(said) for said in words]})
 
 
 def actions_json(block_id: str, elements: list[dict[str, Any]]) -> Built:
     """An actions block (its elements left out when there are none, as slack_sdk does)."""
-    _check(len(elements) <= MAX_ACTIONS, f"elements attribute cannot exceed {MAX_ACTIONS} elements")
-    _check(len(block_id) <= MAX_ID, f"block_id cannot exceed {MAX_ID} characters")
+    _at_most("elements attribute", len(elements), MAX_ACTIONS, "elements")
+    _at_most("block_id", len(block_id), MAX_ID)
     return Built({"type": "actions", "block_id": block_id, **({"elements": elements} if elements else {})})
 
 
 def button_json(label: str, action_id: str, *, value: str | None = None, url: str | None = None,
                 style: str | None = None, confirm: dict[str, Any] | None = None) -> dict[str, Any]:
-    _check(len(action_id) <= MAX_ID, f"action_id attribute cannot exceed {MAX_ID} characters")
-    _check(value is None or len(value) <= MAX_BUTTON_VALUE, f"value attribute cannot exceed {MAX_BUTTON_VALUE} characters")
-    _check(url is None or len(url) <= MAX_URL, f"url attribute cannot exceed {MAX_URL} characters")
+    _at_most("action_id attribute", len(action_id), MAX_ID)
+    _at_most("value attribute", len(value or ""), MAX_BUTTON_VALUE)
+    _at_most("url attribute", len(url or ""), MAX_URL)
     _check(style in (None, "primary", "danger"), "style must be either 'primary' or 'danger'")
     button: dict[str, Any] = {"type": "button", "text": _plain_json(label, MAX_BUTTON_TEXT, "text attribute"),
                               "action_id": action_id}
@@ -270,7 +276,7 @@ def button_json(label: str, action_id: str, *, value: str | None = None, url: st
 
 def confirm_json(title: str, words: str, confirm: str, deny: str) -> dict[str, Any]:
     """Slack's confirm dialog: a plain title and buttons, a mrkdwn text."""
-    _check(len(words) <= MAX_CONFIRM["text"], f"text attribute cannot exceed {MAX_CONFIRM['text']} characters")
+    _at_most("text attribute", len(words), MAX_CONFIRM["text"])
     return {"title": _plain_json(title, MAX_CONFIRM["title"], "title attribute"), "text": {"type": "mrkdwn", "text": words},
             "confirm": _plain_json(confirm, MAX_CONFIRM["confirm"], "confirm attribute"),
             "deny": _plain_json(deny, MAX_CONFIRM["deny"], "deny attribute")}
@@ -278,11 +284,11 @@ def confirm_json(title: str, words: str, confirm: str, deny: str) -> dict[str, A
 
 def overflow_json(action_id: str, options: list[tuple[str, str, str]]) -> dict[str, Any]:
     """An overflow menu of links: each option its (value, label, url)."""
-    _check(len(action_id) <= MAX_ID, f"action_id attribute cannot exceed {MAX_ID} characters")
+    _at_most("action_id attribute", len(action_id), MAX_ID)
     _check(1 <= len(options) <= MAX_OVERFLOW, f"options attribute must have between 1 and {MAX_OVERFLOW} items")
     shown = []
     for value, label, url in options:
-        _check(len(value) <= MAX_OPTION_VALUE, f"value attribute cannot exceed {MAX_OPTION_VALUE} characters")
-        _check(len(url) <= MAX_URL, f"url attribute cannot exceed {MAX_URL} characters")
+        _at_most("value attribute", len(value), MAX_OPTION_VALUE)
+        _at_most("url attribute", len(url), MAX_URL)
         shown.append({"text": _plain_json(label, MAX_BUTTON_TEXT, "text attribute"), "value": value, "url": url})
     return {"type": "overflow", "action_id": action_id, "options": shown}

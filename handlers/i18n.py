@@ -30,8 +30,9 @@ def escape(text: str) -> str:
     """Text a person or a service wrote, made inert for Slack: `&`, `<`, `>` escaped (no link, no
     mention, no `<!here>`), and a plain `@here`, `@channel` or `@everyone` broken with an invisible
     word joiner so that no client reads it as a broadcast."""
-    inert = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _BROADCAST.sub("@\u2060\\1", inert)
+    if "&" in text or "<" in text or ">" in text:  # most texts hold none: a card escapes a dozen
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BROADCAST.sub("@\u2060\\1", text) if "@" in text else text
 
 
 @cache
@@ -64,9 +65,17 @@ def quoted(words: str, most: int = 80) -> str:
 
 
 def text(language: str, key: str, **params: object) -> str:
+    if not params:
+        return _bare(language if language in LANGUAGES else "en", key)
     template = catalog(language if language in LANGUAGES else "en")[key]
     safe = {name: value if isinstance(value, Mrkdwn) else escape(str(value)) for name, value in params.items()}
     return template.format(**safe)
+
+
+@cache
+def _bare(language: str, key: str) -> str:
+    """A text without values, formatted once (a card reads a dozen: its buttons, its words)."""
+    return catalog(language)[key].format()
 
 
 def counted(language: str, key: str, count: int, **params: object) -> str:

@@ -41,6 +41,7 @@ from typing import Any, ParamSpec, TypeVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from clients.batched import Batched
 from clients.dossiers.errors import OverShare
 from clients.redis_keys import key
 from clients.storage import degraded
@@ -106,40 +107,72 @@ def with_priority(level: Priority) -> Callable[[Callable[P, Coroutine[Any, Any, 
     return wrap
 
 
-#: Lua: a ticket taken in one round trip (a pipeline of five commands cost the client five times
-#: the encoding and parsing): KEYS the window's count, its count of asked requests (for one of
-#: them), the operator's flag, a person's quota (for a request that takes from one) — one hash
-#: tag, so that a Redis Cluster keeps them in one slot; ARGV the keys' lifetime, 1 when the
-#: operator's walk sets its flag (else it is read), and the quota's most and window (0: none).
-#: A quota spent answers {0, 0, 0, 1} and takes no ticket.
+#: Lua: tickets taken in one round trip, for every request that came while the last was on its way
+#: (`Batched`; a pipeline of five commands a ticket cost the client five times the encoding and
+#: parsing). KEYS the operator's flag, then for each request its window's count, its count of asked
+#: requests (for one of them), its person's quota (for a request that takes from one) — one hash
+#: tag, so that a Redis Cluster keeps them in one slot. ARGV the keys' lifetime, then four for each
+#: request: 1 for an asked one, 1 when the operator's walk sets its flag (else it is read), and the
+#: quota's most and window (0: none). Each request's answer is four numbers: its ticket, its number
+#: among the asked, whether the operator's walk runs, and 1 when its quota was spent (no ticket taken).
 _TAKE = """
 local ttl = tonumber(ARGV[1])
-local most = tonumber(ARGV[3])
-local last = #KEYS
-if most > 0 then
-  local used = redis.call('INCR', KEYS[last])
-  if used == 1 then
-    redis.call('EXPIRE', KEYS[last], tonumber(ARGV[4]))
+local flag = KEYS[1]
+local k = 2
+local out = {}
+for i = 2, #ARGV, 4 do
+  local total = KEYS[k]
+  k = k + 1
+  local among = nil
+  if ARGV[i] == '1' then
+    among = KEYS[k]
+    k = k + 1
   end
-  if used > most then
-    return {0, 0, 0, 1}
+  local spent = false
+  local most = tonumber(ARGV[i + 2])
+  if most > 0 then
+    local used = redis.call('INCR', KEYS[k])
+    if used == 1 then
+      redis.call('EXPIRE', KEYS[k], tonumber(ARGV[i + 3]))
+    end
+    k = k + 1
+    spent = used > most
   end
-  last = last - 1
+  if spent then
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = redis.call('INCR', total)
+    redis.call('EXPIRE', total, ttl)
+    local asked = 0
+    if among then
+      asked = redis.call('INCR', among)
+      redis.call('EXPIRE', among, ttl)
+    end
+    out[#out + 1] = asked
+    if ARGV[i + 1] == '1' then
+      redis.call('SET', flag, '1', 'EX', ttl)
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = redis.call('EXISTS', flag)
+    end
+    out[#out + 1] = 0
+  end
 end
-local taken = redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ttl)
-local asked = 0
-if last == 3 then
-  asked = redis.call('INCR', KEYS[2])
-  redis.call('EXPIRE', KEYS[2], ttl)
-end
-local flag = KEYS[last]
-if ARGV[2] == '1' then
-  redis.call('SET', flag, '1', 'EX', ttl)
-  return {taken, asked, 1, 0}
-end
-return {taken, asked, redis.call('EXISTS', flag), 0}
+return out
 """
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One request's ticket, as `_TAKE` takes it."""
+
+    index: int  # its window
+    asked: bool
+    operator: bool
+    quota: Quota | None
 
 
 class RateLimiter:
@@ -168,6 +201,7 @@ class RateLimiter:
         self._urgent_until = 0.0
         self._flag = key("ds-urgent", f"{{{name}}}")
         self._take_script = redis.register_script(_TAKE) if redis is not None else None
+        self._tickets: Batched[_Ask, tuple[int, int, int, int]] = Batched(self._take_all)
 
     async def wait(self) -> None:
         """Returns when this request may go: a ticket of the current window was free (for it)."""
@@ -204,11 +238,8 @@ class RateLimiter:
         taken) when `quota` is."""
         asked = level is Priority.ASKED
         if self._take_script is not None:
-            quota_keys = [key("ds-rate", f"{{{self._name}}}", "quota", *quota.whose)] if quota else []
             try:
-                taken, among_asked, reserving, spent = await self._take_script(
-                    keys=[*self._keys(index, asked), self._flag, *quota_keys],
-                    args=[int(self._window * 2) + 1, int(level is Priority.OPERATOR), *((quota.most, quota.seconds) if quota else (0, 0))])
+                taken, among_asked, reserving, spent = await self._tickets(_Ask(index, asked, level is Priority.OPERATOR, quota))
             except RedisError as error:
                 degraded("dossier rate limit", error)  # and the quota not counted, as without Redis nothing is refused
             else:
@@ -223,6 +254,18 @@ class RateLimiter:
         if level is Priority.OPERATOR:
             self._urgent_until = self._clock() + self._window * 2
         return self._local[(index, False)], self._local.get((index, True), 0), self._clock() < self._urgent_until
+
+    async def _take_all(self, asks: list[_Ask]) -> list[tuple[int, int, int, int]]:
+        """`_TAKE` for every request that came while the last round trip was on its way."""
+        assert self._take_script is not None
+        keys, args = [self._flag], [int(self._window * 2) + 1]
+        for ask in asks:
+            keys.extend(self._keys(ask.index, ask.asked))
+            if ask.quota is not None:
+                keys.append(key("ds-rate", f"{{{self._name}}}", "quota", *ask.quota.whose))
+            args.extend((int(ask.asked), int(ask.operator), *((ask.quota.most, ask.quota.seconds) if ask.quota else (0, 0))))
+        said = [int(number) for number in await self._take_script(keys=keys, args=args)]
+        return [(said[at], said[at + 1], said[at + 2], said[at + 3]) for at in range(0, len(said), 4)]
 
     def _spend_locally(self, quota: Quota) -> None:
         """A quota counted by this process alone (a limiter without Redis)."""
