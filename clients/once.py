@@ -16,6 +16,7 @@ import secrets
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from clients.batched import Batched
 from clients.redis_keys import key
 from clients.storage import DROP_IF_SAME, as_text, degraded
 
@@ -23,6 +24,7 @@ from clients.storage import DROP_IF_SAME, as_text, degraded
 class Once:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
+        self._claims_reading: Batched[tuple[str, str, int, str], tuple[object, bytes | str | None]] = Batched(self._claim_all_reading)
 
     async def claim(self, *name: str, ttl: int) -> bool:
         mine = secrets.token_hex(8)
@@ -46,14 +48,21 @@ class Once:
         answered) `also`'s value — for what the claimant reads next anyway (its person's profile)."""
         mine = secrets.token_hex(8)
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.set(key("once", *name), mine, nx=True, ex=ttl)
-                pipe.get(also)
-                claimed, value = await pipe.execute()
+            claimed, value = await self._claims_reading((key("once", *name), mine, ttl, also))
             return bool(claimed) or await self._took(name, mine), (as_text(value),)
         except RedisError as error:
             degraded(f"{name[0]} once", error)
             return True, None
+
+    async def _claim_all_reading(self, claims: list[tuple[str, str, int, str]]) -> list[tuple[object, bytes | str | None]]:
+        """The claims (and reads) of every command that came while the last round trip was on its
+        way, in one (`Batched`): under a burst of commands, a round trip for many rather than each."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name, mine, ttl, also in claims:
+                pipe.set(name, mine, nx=True, ex=ttl)
+                pipe.get(also)
+            said = await pipe.execute()
+        return [(said[at], said[at + 1]) for at in range(0, len(said), 2)]
 
     async def claim_as(self, *name: str, holder: str, ttl: int) -> str | None:
         """`claim`, naming who takes it: None when `holder` has it now, else who holds it (so that

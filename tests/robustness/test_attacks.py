@@ -26,6 +26,19 @@ async def test_a_replayed_slash_command_acts_once(bot, slack: FakeSlack, meet: F
     assert len(slack.responses) == 1 and "Your video room is ready" in text_of(slack.responses[0])
 
 
+async def test_copies_of_a_command_sent_at_once_act_once_whichever_round_trip_claims_them(bot, slack: FakeSlack,
+                                                                                         meet: FakeMeet, alice):
+    """Claims that come together go in one Redis round trip (`Once`, `Batched`): copies of one
+    command in the same round trip, or in the next, still make one room."""
+    body = command_body("new", "U0ALICE", slack.response_url())
+    headers = signed_headers(body)
+    answers = await asyncio.gather(*(bot.post(body, headers) for _ in range(12)))
+    assert [a.status_code for a in answers] == [200] * 12
+    await bot.runtime.tasks.drain(5)
+    assert len(meet.rooms) == 1 and meet.count("POST", ROOMS) == 1
+    assert len(slack.responses) == 1 and "Your video room is ready" in text_of(slack.responses[0])
+
+
 async def test_a_burst_of_commands_from_a_few_people_costs_one_token_each(bot, slack: FakeSlack, meet: FakeMeet):
     people = [f"U0P{index}" for index in range(5)]
     for index, user in enumerate(people):
