@@ -132,15 +132,22 @@ async def reply(body: dict, blocks: list[Block] | list[dict]) -> None:
     """`blocks`: slack_sdk's (checked by `to_dict`) or Slack's JSON as is; a section comes first."""
     shown = [block if isinstance(block, dict) else block.to_dict() for block in blocks]
     message = {"response_type": "ephemeral", "text": shown[0]["text"]["text"], "blocks": shown}
-    for attempt in range(2):  # once more after a connection error, as the bot's replies (slack_sdk's webhook client)
+    await posted("slack", body["response_url"], dumps(message), JSON)
+
+
+async def posted(service: str, url: str, data: bytes, headers: dict[str, str]) -> bytes:
+    """The answer's body; once more after a connection error (a kept-alive connection the server
+    closed as it was taken), as the bot does for its replies (slack_sdk's webhook client) and its
+    dossier reads (its retry policy)."""
+    for attempt in range(2):
         try:
-            async with session("slack").post(body["response_url"], data=dumps(message), headers=JSON) as answer:
-                await answer.read()
-                return
+            async with session(service).post(url, data=data, headers=headers) as answer:
+                return await answer.read()
         except (aiohttp.ServerConnectionError, aiohttp.ClientOSError):
             if attempt:
                 raise
             await asyncio.sleep(0.5)
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def escape(text: str) -> str:
@@ -227,8 +234,8 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
     email = (await email_of(client, body, profile)).strip().lower()
     number = int(re.sub(r"\D", "", body.get("text", "")) or 0)
     query = {"query": GET_DOSSIER_CARD, "operationName": "getDossierCard", "variables": {"dossierNumber": number}}
-    async with session("dossiers").post(DS_URL, data=dumps(query), headers={**JSON, "Authorization": f"Bearer {DS_TOKEN}"}) as answer:
-        card = (loads(await answer.read()).get("data") or {}).get("dossier") or {}
+    answer = await posted("dossiers", DS_URL, dumps(query), {**JSON, "Authorization": f"Bearer {DS_TOKEN}"})
+    card = (loads(answer).get("data") or {}).get("dossier") or {}
     group = (card.get("groupeInstructeur") or {}).get("instructeurs") or []
     blocks: list[Block] | list[dict]
     if not any(person["email"].strip().lower() == email for person in group):
