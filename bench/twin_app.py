@@ -9,8 +9,9 @@ instructeurs; then one reply on the request's `response_url` over a kept-alive c
 blocks for a room command, for `/dossier` a card of the bot's card's shape and size (its three
 lines, its six buttons, one with a confirmation, its menu of three links), made into
 `slack_sdk.models` and checked as a bare app builds Block Kit (the developers' guide: those models,
-or the limits checked by hand, as the bot does); `TWIN_CARD=json` sends it unchecked (the cheapest
-way, below what the guide allows), `TWIN_CARD=short` the three small blocks the twin sent before
+or the limits checked by hand, as the bot does); `TWIN_CARD=checked` sends it as Slack's JSON with the
+limits checked by hand (the guide's other way), `TWIN_CARD=json` unchecked (the cheapest way, below
+what the guide allows), `TWIN_CARD=short` the three small blocks the twin sent before
 (2026-11-28). No configuration, translations, logs, metrics, validation models nor error words: what
 the bot spends beyond this is what `python -m bench twin` measures.
 
@@ -46,8 +47,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from clients.dossiers.queries import GET_DOSSIER_CARD  # the bot's very document: the same request, the same answer
 
 IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
-#: `/dossier`'s reply: the bot's card's shape built with slack_sdk.models (checked), or `json` the same
-#: written as Slack's JSON (unchecked), or `short` the three small blocks the twin sent before
+#: `/dossier`'s reply: the bot's card's shape built with slack_sdk.models (checked), or `checked` the
+#: same written as Slack's JSON with the limits checked by hand, or `json` the same unchecked, or
+#: `short` the three small blocks the twin sent before
 CARD = os.environ.get("TWIN_CARD", "models")
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
@@ -218,6 +220,45 @@ def card_json(card: dict) -> list[dict]:
             {"type": "actions", "block_id": "acts", "elements": acts}, {"type": "actions", "block_id": "edits", "elements": edits}]
 
 
+#: Block Kit's limits on what the card holds (Slack's reference, as slack_sdk's models check them)
+PLAIN_MOST = {"button": 75, "title": 100, "confirm": 30, "deny": 30, "option": 75}
+
+
+def checked(blocks: list[dict]) -> list[dict]:
+    """The card as Slack's JSON with Block Kit's limits checked by hand — the developers' guide's
+    other way (a bare app's cheapest that the guide allows): at most 50 blocks, 3,000 characters a
+    section, 25 elements an actions block, 255 an action id, 2,000 a button's value, a button's
+    label 75, a confirmation's title 100 and text 300 and buttons 30, 5 options an overflow menu of
+    labels of 75, values of 150 and links of 3,000."""
+    def fits(words: str | list, most: int, what: str) -> None:
+        if len(words) > most:
+            raise ValueError(f"{what} cannot exceed {most}")
+
+    fits(blocks, 50, "blocks")
+    for block in blocks:
+        if block["type"] == "section":
+            fits(block["text"]["text"], 3000, "a section's text")
+            continue
+        fits(block.get("elements", []), 25, "an actions block's elements")
+        for element in block.get("elements", []):
+            fits(element["action_id"], 255, "action_id")
+            if element["type"] == "button":
+                fits(element["text"]["text"], PLAIN_MOST["button"], "a button's text")
+                fits(element.get("value", ""), 2000, "a button's value")
+                confirm = element.get("confirm")
+                if confirm:
+                    fits(confirm["text"]["text"], 300, "a confirmation's text")
+                    for part in ("title", "confirm", "deny"):
+                        fits(confirm[part]["text"], PLAIN_MOST[part], f"a confirmation's {part}")
+            else:
+                fits(element["options"], 5, "an overflow menu's options")
+                for option in element["options"]:
+                    fits(option["text"]["text"], PLAIN_MOST["option"], "an option's text")
+                    fits(option["value"], 150, "an option's value")
+                    fits(option["url"], 3000, "an option's url")
+    return blocks
+
+
 def short_card(card: dict) -> list[Block]:
     return [SectionBlock(text=MarkdownTextObject(text=f"*Dossier {card['number']}* · {escape(card['demarche']['title'])}")),
             ContextBlock(elements=[MarkdownTextObject(text=f"{card['state']} · {escape(card['groupeInstructeur']['label'])}")]),
@@ -242,6 +283,7 @@ async def dossier(ack, body: dict, client: AsyncWebClient) -> None:
         blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": f"No dossier {number} you may see."}}]
     else:
         blocks = short_card(card) if CARD == "short" else card_json(card) if CARD == "json" else \
+            checked(card_json(card)) if CARD == "checked" else \
             [cast(Block, Block.parse(block)) for block in card_json(card)]  # each is a block
     await reply(body, blocks)
 
