@@ -139,7 +139,7 @@ async def layers(base: str, calls: int) -> dict[str, float]:
     policy = RetryPolicy(attempts=6, budget=300.0)
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=100, keepalive_timeout=4.0))
     headers = {"Content-Type": "application/json", "Authorization": "Bearer ds-token"}
-    reply = json.dumps({"text": "n° 12", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 40}}] * 12})
+    reply = json.dumps({"text": "n° 12", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 40}}] * 12}).encode()
 
     async def floor() -> None:
         async with session.post(ds_url, data=json.dumps(body).encode(), headers=headers) as answer:

@@ -16,7 +16,6 @@ nothing else), in one run, against the same loopback fakes and one Redis (issue 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import statistics
 
@@ -45,9 +44,8 @@ COMMANDS = {
 CPU_BURST = 300
 #: rounds of the CPU bursts: the machine's speed drifts by 10-15 % from one to the next (2026-11-28)
 CPU_ROUNDS = 5
-#: orjson is the `bench` extra's (in requirements.lock), never the bot's: without it its ideas are left out
-IDEAS = ("pipeline", "orjson", "lean", "pipeline,orjson,lean") if importlib.util.find_spec("orjson") \
-    else ("pipeline", "lean", "pipeline,lean")
+#: the ideas of issue 46 item 4, each alone, then all three
+IDEAS = ("pipeline", "orjson", "lean", "pipeline,orjson,lean")
 DS_LATENCY = 0.1
 #: the twin's other replies to /dossier (`TWIN_CARD`), measured beside its card made with slack_sdk.models
 CARDS = {"checked": "the twin with the same card as Slack's JSON, its limits checked by hand",

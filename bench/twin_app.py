@@ -53,7 +53,7 @@ IDEAS = set(filter(None, os.environ.get("TWIN_IDEAS", "").split(",")))
 CARD = os.environ.get("TWIN_CARD", "models")
 dumps: Callable[[object], bytes]
 loads: Callable[[bytes], Any]
-if "orjson" in IDEAS:  # the `bench` extra's, not the bot's (pip install -e '.[bench]'; bench/twin.py skips it without)
+if "orjson" in IDEAS:  # as the bot reads answers and writes replies (since 2026-11-28, 08:00)
     orjson = importlib.import_module("orjson")
     dumps, loads = orjson.dumps, orjson.loads
 else:

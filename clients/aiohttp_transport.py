@@ -32,7 +32,6 @@ as it comes, in bounded steps, and the bound counts decoded bytes; one that does
 
 from __future__ import annotations
 
-import json
 import urllib.request
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -40,6 +39,7 @@ from typing import IO, Any
 
 import aiohttp
 import httpx
+import orjson
 from yarl import URL
 
 from clients import tls
@@ -78,15 +78,17 @@ class Answer:
                               content=self.content).text
 
     def json(self) -> Any:
-        return json.loads(self.content)
+        """orjson's reading (its errors are `ValueError`s, as json's): the dossiers' pages and
+        cards are the largest answers the bot reads, and orjson reads them in a fifth of the time."""
+        return orjson.loads(self.content)
 
     async def aclose(self) -> None:
         """Nothing to release: read whole already (the retry policy closes an answer it drops)."""
 
 
 def json_body(value: Any) -> bytes:
-    """`value` as httpx's `json=` encodes it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """`value` as httpx's `json=` encodes it (compact UTF-8), by orjson."""
+    return orjson.dumps(value)
 
 
 def timeouts(*, connect: float, read: float) -> aiohttp.ClientTimeout:

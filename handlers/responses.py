@@ -10,11 +10,11 @@ connection error) without building that client, its retry objects and its logger
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
+import orjson
 from slack_bolt.async_app import AsyncApp, AsyncRespond
 from slack_bolt.context.respond.internals import _build_message
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
@@ -59,7 +59,7 @@ class KeptAliveRespond(AsyncRespond):
             replace_original=replace_original, delete_original=delete_original, unfurl_links=unfurl_links,
             unfurl_media=unfurl_media, thread_ts=thread_ts, metadata=metadata,
         )
-        return await post(self._session, self.response_url, json.dumps(body_of(message)))
+        return await post(self._session, self.response_url, orjson.dumps(body_of(message)))
 
 
 def body_of(message: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def body_of(message: dict[str, Any]) -> dict[str, Any]:
     return _build_body(message) or {}
 
 
-async def post(session: aiohttp.ClientSession, url: str, body: str) -> WebhookResponse:
+async def post(session: aiohttp.ClientSession, url: str, body: bytes) -> WebhookResponse:
     proxy = load_http_proxy_from_env()
     try:
         return await _post_once(session, url, body, proxy)
@@ -80,7 +80,7 @@ async def post(session: aiohttp.ClientSession, url: str, body: str) -> WebhookRe
     return await _post_once(session, url, body, proxy)
 
 
-async def _post_once(session: aiohttp.ClientSession, url: str, body: str, proxy: str | None) -> WebhookResponse:
+async def _post_once(session: aiohttp.ClientSession, url: str, body: bytes, proxy: str | None) -> WebhookResponse:
     async with session.post(url, data=body, headers=HEADERS, proxy=proxy) as answer:
         # the headers as slack_sdk's client gives them (its annotation says a dict)
         return WebhookResponse(url=url, status_code=answer.status, body=await answer.text(), headers=answer.headers)  # type: ignore[arg-type]
