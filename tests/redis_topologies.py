@@ -3,6 +3,7 @@ a Cluster (3 primaries, 3 replicas) and a Sentinel-managed primary with its repl
 
 from __future__ import annotations
 
+import random
 import signal
 import socket
 import subprocess
@@ -17,14 +18,25 @@ from tests.processes import free_port
 
 
 def _free_ports(count: int, *, bus: bool = False) -> list[int]:
-    """Ports free now (with `bus`, their cluster bus port, port + 10000, too)."""
+    """Ports free now (with `bus`, their cluster bus port, port + 10000, too: both below the range
+    the system takes outgoing connections' ports from, where a client's connection took a bus port
+    between its choice and the node's start, and the node died "Failed listening on port")."""
     ports: list[int] = []
+    below = max(_ephemeral_start() - 10000, 2100)  # a system lending every port: the race stays
     while len(ports) < count:
-        port = free_port()
-        if port in ports or (bus and (port + 10000 > 65535 or not _is_free(port + 10000))):
+        port = random.randrange(2000, below) if bus else free_port()
+        if port in ports or (bus and not (_is_free(port) and _is_free(port + 10000))):
             continue
         ports.append(port)
     return ports
+
+
+def _ephemeral_start() -> int:
+    """The first port of the system's range for outgoing connections (Linux's default: 32768)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _is_free(port: int) -> bool:
