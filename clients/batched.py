@@ -37,7 +37,8 @@ class Batched(Generic[Q, A]):
     def _send_next(self) -> None:
         """What came meanwhile goes now, in a task of its own: a caller that gives up (cancelled)
         does not take the others' answers with it."""
-        batch, self._next = self._next, None
+        batch = [(request, future) for request, future in self._next or () if not future.done()]
+        self._next = None  # a caller that gave up while it waited sends nothing (a ticket, a claim)
         if batch:
             self._next = []
             task = asyncio.ensure_future(self._send_for(batch))

@@ -49,19 +49,22 @@ class Once:
         mine = secrets.token_hex(8)
         try:
             claimed, value = await self._claims_reading((key("once", *name), mine, ttl, also))
-            return bool(claimed) or await self._took(name, mine), (as_text(value),)
+            if isinstance(claimed, RedisError):  # this claim's own failure, not its neighbours' in the pipeline
+                raise claimed
+            return bool(claimed) or await self._took(name, mine), (None if isinstance(value, RedisError) else as_text(value),)
         except RedisError as error:
             degraded(f"{name[0]} once", error)
             return True, None
 
     async def _claim_all_reading(self, claims: list[tuple[str, str, int, str]]) -> list[tuple[object, bytes | str | None]]:
         """The claims (and reads) of every command that came while the last round trip was on its
-        way, in one (`Batched`): under a burst of commands, a round trip for many rather than each."""
+        way, in one (`Batched`): under a burst of commands, a round trip for many rather than each.
+        A command's own refusal comes back in its place, for it alone; a lost connection fails all."""
         async with self._redis.pipeline(transaction=False) as pipe:
             for name, mine, ttl, also in claims:
                 pipe.set(name, mine, nx=True, ex=ttl)
                 pipe.get(also)
-            said = await pipe.execute()
+            said = await pipe.execute(raise_on_error=False)
         return [(said[at], said[at + 1]) for at in range(0, len(said), 2)]
 
     async def claim_as(self, *name: str, holder: str, ttl: int) -> str | None:

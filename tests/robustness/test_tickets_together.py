@@ -62,7 +62,8 @@ async def test_without_redis_a_burst_of_requests_each_goes_and_none_waits_for_ev
 
 async def test_a_caller_that_gives_up_loses_nobody_else_their_answer():
     """The first caller's round trip is on its way and three more wait for the next: the first
-    gives up, then one of the three; the two others still get their own answers."""
+    gives up, then one of the three; the two others still get their own answers, and the one that
+    gave up while it waited sends nothing (no ticket taken, no claim set for nobody)."""
     gate = asyncio.Event()
     sent: list[list[int]] = []
 
@@ -84,7 +85,7 @@ async def test_a_caller_that_gives_up_loses_nobody_else_their_answer():
         gate.set()
         assert [await waiting[0], await waiting[2]] == [20, 40]
     assert waiting[1].cancelled()
-    assert sent == [[1], [2, 3, 4]]  # the three went together, once the first's round trip was over
+    assert sent == [[1], [2, 4]]  # together once the first's round trip was over; the one that gave up sent nothing
 
 
 async def test_a_failed_round_trip_is_each_callers_failure_and_the_next_ones_go():
@@ -110,3 +111,22 @@ async def test_a_failed_round_trip_is_each_callers_failure_and_the_next_ones_go(
             with pytest.raises(ConnectionError):
                 await call
         assert await together(4) == 4 and calls[0] == 3  # the next goes as before
+
+
+async def test_one_commands_unreadable_profile_costs_it_alone_its_read_not_its_neighbours_their_claims(redis: aioredis.Redis):
+    """Claims that go together in one pipeline: a profile key holding something else (WRONGTYPE)
+    fails that command's read only — its claim holds, and so do the others', so a replay is still
+    dropped."""
+    from clients.once import Once
+
+    once = Once(redis)
+    await redis.hset(key("test-profile", "broken"), "x", "1")
+    await redis.set(key("test-profile", "fine"), "profile")
+    claims = await asyncio.gather(*(once.claim_or_assume_reading("command", "T", f"trigger-{n}", ttl=60,
+                                                                  also=key("test-profile", "broken" if n == 2 else "fine"))
+                                    for n in range(4)))
+    assert [claimed for claimed, _ in claims] == [True] * 4
+    assert [read for _, read in claims] == [("profile",), ("profile",), (None,), ("profile",)]
+    again = await asyncio.gather(*(once.claim_or_assume_reading("command", "T", f"trigger-{n}", ttl=60,
+                                                                 also=key("test-profile", "fine")) for n in range(4)))
+    assert [claimed for claimed, _ in again] == [False] * 4  # each a replay, dropped
