@@ -10,6 +10,7 @@ connection error) without building that client, its retry objects and its logger
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -59,7 +60,16 @@ class KeptAliveRespond(AsyncRespond):
             replace_original=replace_original, delete_original=delete_original, unfurl_links=unfurl_links,
             unfurl_media=unfurl_media, thread_ts=thread_ts, metadata=metadata,
         )
-        return await post(self._session, self.response_url, orjson.dumps(body_of(message)))
+        return await post(self._session, self.response_url, encoded(body_of(message)))
+
+
+def encoded(body: dict[str, Any]) -> bytes:
+    """orjson's JSON, or json's escaped ASCII for what orjson refuses: a lone surrogate, which a
+    JSON payload (`\\ud800`) may put in what a person typed and a reply repeats."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body).encode()
 
 
 def body_of(message: dict[str, Any]) -> dict[str, Any]:

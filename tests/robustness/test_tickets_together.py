@@ -130,3 +130,4 @@ async def test_one_commands_unreadable_profile_costs_it_alone_its_read_not_its_n
     again = await asyncio.gather(*(once.claim_or_assume_reading("command", "T", f"trigger-{n}", ttl=60,
                                                                  also=key("test-profile", "fine")) for n in range(4)))
     assert [claimed for claimed, _ in again] == [False] * 4  # each a replay, dropped
+
