@@ -32,6 +32,7 @@ as it comes, in bounded steps, and the bound counts decoded bytes; one that does
 
 from __future__ import annotations
 
+import json
 import urllib.request
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -87,8 +88,13 @@ class Answer:
 
 
 def json_body(value: Any) -> bytes:
-    """`value` as httpx's `json=` encodes it (compact UTF-8), by orjson."""
-    return orjson.dumps(value)
+    """`value` as httpx's `json=` encodes it (compact UTF-8), by orjson; by json, escaped to ASCII,
+    where orjson refuses: a lone surrogate, which a JSON payload (`\\ud800`) may put in what a
+    person typed (a message, a reply repeating their words)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
 
 
 def timeouts(*, connect: float, read: float) -> aiohttp.ClientTimeout:

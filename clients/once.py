@@ -20,11 +20,14 @@ from clients.batched import Batched
 from clients.redis_keys import key
 from clients.storage import DROP_IF_SAME, as_text, degraded
 
+#: a read beside a claim: its value, or Redis's refusal of that command alone
+_Read = bytes | str | RedisError | None
+
 
 class Once:
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
-        self._claims_reading: Batched[tuple[str, str, int, str], tuple[object, bytes | str | None]] = Batched(self._claim_all_reading)
+        self._claims_reading: Batched[tuple[str, str, int, str], tuple[object, _Read]] = Batched(self._claim_all_reading)
 
     async def claim(self, *name: str, ttl: int) -> bool:
         mine = secrets.token_hex(8)
@@ -56,7 +59,7 @@ class Once:
             degraded(f"{name[0]} once", error)
             return True, None
 
-    async def _claim_all_reading(self, claims: list[tuple[str, str, int, str]]) -> list[tuple[object, bytes | str | None]]:
+    async def _claim_all_reading(self, claims: list[tuple[str, str, int, str]]) -> list[tuple[object, _Read]]:
         """The claims (and reads) of every command that came while the last round trip was on its
         way, in one (`Batched`): under a burst of commands, a round trip for many rather than each.
         A command's own refusal comes back in its place, for it alone; a lost connection fails all."""

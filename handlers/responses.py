@@ -10,12 +10,10 @@ connection error) without building that client, its retry objects and its logger
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
-import orjson
 from slack_bolt.async_app import AsyncApp, AsyncRespond
 from slack_bolt.context.respond.internals import _build_message
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
@@ -27,6 +25,8 @@ from slack_sdk.proxy_env_variable_loader import load_http_proxy_from_env
 from slack_sdk.web.internal_utils import get_user_agent
 from slack_sdk.webhook.internal_utils import _build_body
 from slack_sdk.webhook.webhook_response import WebhookResponse
+
+from clients.aiohttp_transport import json_body
 
 HEADERS = {"Content-Type": "application/json;charset=utf-8", "User-Agent": get_user_agent()}
 #: what slack_sdk's webhook client tries once more, after half a second (ServerDisconnectedError is a ServerConnectionError)
@@ -60,16 +60,8 @@ class KeptAliveRespond(AsyncRespond):
             replace_original=replace_original, delete_original=delete_original, unfurl_links=unfurl_links,
             unfurl_media=unfurl_media, thread_ts=thread_ts, metadata=metadata,
         )
-        return await post(self._session, self.response_url, encoded(body_of(message)))
+        return await post(self._session, self.response_url, json_body(body_of(message)))
 
-
-def encoded(body: dict[str, Any]) -> bytes:
-    """orjson's JSON, or json's escaped ASCII for what orjson refuses: a lone surrogate, which a
-    JSON payload (`\\ud800`) may put in what a person typed and a reply repeats."""
-    try:
-        return orjson.dumps(body)
-    except TypeError:
-        return json.dumps(body).encode()
 
 
 def body_of(message: dict[str, Any]) -> dict[str, Any]:

@@ -435,3 +435,17 @@ def test_check_as_someone_without_rooms_says_what_it_could_not_learn_and_what_it
     meet.add_room("alice@example.gouv.fr")
     line = part(check(capsys, "--as", "alice@example.gouv.fr")[1], "room service")
     assert "no room of theirs" not in line and "creates accounts" not in line
+
+
+def test_with_redis_out_of_reach_the_dossier_token_is_still_checked_and_said_so(configured, capsys, monkeypatch, caplog):
+    """The channels' subscriptions live in Redis: out of reach, the line says they were not read
+    (Redis's own line says what to set) rather than 'an unexpected error' and a traceback."""
+    from tests.processes import free_port
+
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    monkeypatch.setenv("REDIS_CLUSTER", "false")
+    code, lines = check(capsys)
+    assert code == 1 and part(lines, "Redis").startswith("✗") and "REDIS_URL" in part(lines, "Redis")
+    said = part(lines, "dossier service")
+    assert said.startswith("⚠") and "2 configured démarche(s)" in said and "subscriptions not read" in said, said
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]

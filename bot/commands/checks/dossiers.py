@@ -9,6 +9,7 @@ by the first instructeur who tries.
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from bot import operator_advice as advice
 from bot.commands.checks.result import Result, unset
@@ -25,7 +26,13 @@ async def check_dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
     if refused is not None:
         return refused
     numbers = set(settings.digest_demarches)
-    for subscription in await Subscriptions(redis).all():
+    try:
+        subscriptions = await Subscriptions(redis).all()
+    except RedisError:  # Redis's own line says why and what to set; DIGEST_DEMARCHES are still read
+        subscriptions, unread = [], "; the channels' subscriptions not read (Redis is out of reach: see its line)"
+    else:
+        unread = ""
+    for subscription in subscriptions:
         numbers |= set(subscription.demarches)
     service = dossier_service(settings, redis)  # its requests count in the token's shared allowance
     try:
@@ -44,10 +51,12 @@ async def check_dossiers(settings: Settings, redis: aioredis.Redis) -> Result:
                       "DIGEST_DEMARCHES (or /digest unsubscribe), or use a token of an administrator of each")
     read = "the token is accepted; no démarche followed yet" if not numbers else \
         f"the token reads the {len(numbers)} configured démarche(s)"
+    read += unread
     if writes is False:
         return Result("dossier service", True, f"{read}; it may only read: /dossier's acts (accept, message…) are refused "
                                                "until DS_API_TOKEN is a token made with read and write access", warning=True)
-    return Result("dossier service", True, read + ("; it may act on dossiers (/dossier)" if writes else ""))
+    return Result("dossier service", True, read + ("; it may act on dossiers (/dossier)" if writes else ""),
+                  warning=bool(unread))
 
 
 def _operator_digest(settings: Settings) -> Result | None:
