@@ -276,10 +276,15 @@ def button_json(label: str, action_id: str, *, value: str | None = None, url: st
 
 def confirm_json(title: str, words: str, confirm: str, deny: str) -> dict[str, Any]:
     """Slack's confirm dialog: a plain title and buttons, a mrkdwn text."""
-    _at_most("text attribute", len(words), MAX_CONFIRM["text"])
-    return {"title": _plain_json(title, MAX_CONFIRM["title"], "title attribute"), "text": {"type": "mrkdwn", "text": words},
+    return {"title": _plain_json(title, MAX_CONFIRM["title"], "title attribute"), "text": confirm_text_json(words),
             "confirm": _plain_json(confirm, MAX_CONFIRM["confirm"], "confirm attribute"),
             "deny": _plain_json(deny, MAX_CONFIRM["deny"], "deny attribute")}
+
+
+def confirm_text_json(words: str) -> dict[str, Any]:
+    """A confirm dialog's text: mrkdwn, within Slack's limit."""
+    _at_most("text attribute", len(words), MAX_CONFIRM["text"])
+    return {"type": "mrkdwn", "text": words}
 
 
 def overflow_json(action_id: str, options: list[tuple[str, str, str]]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from handlers.blocks import (
     actions_json,
     button_json,
     confirm_json,
+    confirm_text_json,
     context_json,
     fit,
     link_mrkdwn,
@@ -140,15 +141,37 @@ def act_buttons(lang: str, card: DossierCard, email: str) -> list[dict[str, Any]
         confirm = _confirm(lang, act, card.number) if act in CONFIRMED else None
         style = "primary" if act in (Act.START, Act.ACCEPT) else "danger" if act is Act.REFUSE else None
         correctable = act is Act.MESSAGE and card.state in WAITING
-        buttons.append(button_json(text(lang, f"desk.button.{action}"), action,
-                                   value=f"{card.number}{CORRECTABLE if correctable else ''}", style=style, confirm=confirm))
+        buttons.append(_button(lang, action, f"{card.number}{CORRECTABLE if correctable else ''}", style, confirm))
     return buttons
 
 
+def _button(lang: str, action: str, value: str, style: str | None, confirm: dict[str, Any] | None) -> dict[str, Any]:
+    """An act's button: its label checked once per language (`_label`), its dossier's value and confirm added."""
+    button = {**_label(lang, action), "value": value}
+    if style is not None:
+        button["style"] = style
+    if confirm is not None:
+        button["confirm"] = confirm
+    return button
+
+
+@functools.cache
+def _label(lang: str, action: str) -> dict[str, Any]:
+    """A button as every card shows it (a card has up to thirteen: their checks were a third of its
+    CPU); shared by the cards, which are only ever sent, never changed."""
+    return button_json(text(lang, f"desk.button.{action}"), action)
+
+
 def _confirm(lang: str, act: Act, number: int) -> dict[str, Any]:
+    words = text(lang, f"desk.confirm_{act.name.lower()}.text", number=number)
+    return {**_asked(lang, act), "text": confirm_text_json(words)}
+
+
+@functools.cache
+def _asked(lang: str, act: Act) -> dict[str, Any]:
+    """A confirm dialog's title and buttons, checked once per language (its text names the dossier)."""
     name = act.name.lower()
-    return confirm_json(text(lang, f"desk.confirm_{name}.title"), text(lang, f"desk.confirm_{name}.text", number=number),
-                        text(lang, f"desk.button.{ACTION_IDS[act]}"),
+    return confirm_json(text(lang, f"desk.confirm_{name}.title"), "", text(lang, f"desk.button.{ACTION_IDS[act]}"),
                         # "Cancel" beside "Cancel the correction request" would read as two ways of cancelling
                         text(lang, "desk.keep_correction" if act is Act.CANCEL_CORRECTION else "desk.cancel"))
 

@@ -6,7 +6,7 @@ import datetime as dt
 
 from bot.demo.ds import FakeDS
 from bot.demo.ds_data import FakeDemarche
-from clients.dossiers.desk import DOCUMENTS
+from clients.dossiers.desk import DOCUMENTS, DossierCard, Person
 from clients.dossiers.watch import GET_DOSSIER_CHANGES
 from tests.conftest import Bot, text_of
 from tests.desk.conftest import buttons, dossier, dumped
@@ -17,6 +17,19 @@ def test_every_document_the_desk_sends_is_valid_on_the_real_schema(ds: FakeDS) -
 
     for name, document in {**DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES}.items():
         assert validate(ds.schema, parse(document)) == [], name
+
+def test_one_acts_as_the_first_person_the_group_lists_with_ones_address() -> None:
+    """The id an act carries: the first of the group's people listed with the address, whatever its case or spaces;
+    one listed without an id is never it; nobody else may act."""
+    card = DossierCard.model_validate({"number": 7, "state": "en_construction", "groupeInstructeur": {
+        "number": 1, "label": "Nord", "instructeurs": [
+            {"email": "ada@example.gouv.fr"}, {"id": "I1", "email": " Ada@Example.gouv.fr "},
+            {"id": "I2", "email": "ada@example.gouv.fr"}, {"id": "I3", "email": "bob@example.gouv.fr", "since": "2026"}]}})
+    assert card.instructeur_id("ADA@example.gouv.fr ") == "I1"
+    assert card.instructeur("I3") == Person(id="I3", email="bob@example.gouv.fr")
+    assert card.acts_for("carol@example.gouv.fr") == () and card.instructeur_id("carol@example.gouv.fr") is None
+    assert card.instructeur("") is None
+
 
 #: the windows read from the service, on every card of an instructeur of the group (issue 44)
 EDITS = {"dossier_labels", "dossier_annotations", "dossier_regroup"}
