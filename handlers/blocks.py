@@ -183,6 +183,11 @@ def join_button(lang: str, url: str, *, primary: bool = True) -> ButtonElement:
     return ButtonElement(text=text(lang, "button.open"), action_id=ACTION_OPEN, url=url, style="primary" if primary else None)
 
 
+def join_button_json(lang: str, url: str) -> dict[str, Any]:
+    """`join_button` as JSON (`button_json`), for the messages built so."""
+    return button_json(text(lang, "button.open"), ACTION_OPEN, url=url, style="primary")
+
+
 def view_input(view: dict[str, Any], block: str, action: str | None = None) -> dict[str, Any]:
     """What a submitted window holds for one input (its block, and its element: `action`, or the
     block's own id as the windows here name both alike); `{}` for anything missing or forged into
@@ -242,6 +247,11 @@ def _plain_json(words: str, most: int, what: str) -> dict[str, Any]:
 def mrkdwn_json(words: str, most: int = MAX_SECTION_TEXT) -> dict[str, Any]:
     """`mrkdwn` as JSON: cut to `most` characters (`fit`), sent verbatim."""
     return {"type": "mrkdwn", "text": fit(words, most), "verbatim": True}
+
+
+def header_json(words: str) -> Built:
+    """`header` as JSON: cut to Slack's 150 characters (`fit`)."""
+    return Built({"type": "header", "text": {"type": "plain_text", "text": fit(words, MAX_HEADER_TEXT), "emoji": True}})
 
 
 def section_json(words: str) -> Built:
