@@ -18,6 +18,7 @@ def test_every_document_the_desk_sends_is_valid_on_the_real_schema(ds: FakeDS) -
     for name, document in {**DOCUMENTS, "getDossierChanges": GET_DOSSIER_CHANGES}.items():
         assert validate(ds.schema, parse(document)) == [], name
 
+
 def test_one_acts_as_the_first_person_the_group_lists_with_ones_address() -> None:
     """The id an act carries: the first of the group's people listed with the address, whatever its case or spaces;
     one listed without an id is never it; nobody else may act."""
