@@ -29,7 +29,8 @@ from bench.startup import ready_while_silent
 from bot.demo.ds import SCHEMA, FakeDS, load_schema
 from bot.demo.loopback import LoopbackServer
 from bot.demo.meet import FakeMeet
-from clients.redis_keys import key
+from clients.dossiers.rate_limit import quota_key
+from domain.dossiers.lookup import LOOKUPS
 from tests.fakes.slack import FakeSlack
 
 #: people who make rooms and who look dossiers up, in turn (the listing person's list stays empty);
@@ -104,7 +105,7 @@ async def _lookups_anew(redis_url: str) -> None:
     was all refusals)."""
     redis = aioredis.Redis.from_url(redis_url)
     try:
-        spent = [name async for name in redis.scan_iter(match=key("ds-rate", "*", "quota", "dossier-look", "*"))]
+        spent = [name async for name in redis.scan_iter(match=quota_key("*", LOOKUPS, "*"))]
         if spent:
             await redis.delete(*spent)
     finally:

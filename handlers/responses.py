@@ -63,7 +63,6 @@ class KeptAliveRespond(AsyncRespond):
         return await post(self._session, self.response_url, json_body(body_of(message)))
 
 
-
 def body_of(message: dict[str, Any]) -> dict[str, Any]:
     """slack_sdk's webhook body (`_build_body`) of a message Bolt built: its blocks and attachments
     are dicts already, so without `_build_body`'s six isinstance checks of each (11 µs for twelve

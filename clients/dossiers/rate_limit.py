@@ -165,6 +165,11 @@ return out
 """
 
 
+def quota_key(limiter: str, *whose: str) -> str:
+    """Where a quota is counted: in its limiter's hash tag, beside its tickets (a Cluster's one slot)."""
+    return key("ds-rate", f"{{{limiter}}}", "quota", *whose)
+
+
 @dataclass(frozen=True)
 class _Ask:
     """One request's ticket, as `_TAKE` takes it."""
@@ -262,7 +267,7 @@ class RateLimiter:
         for ask in asks:
             keys.extend(self._keys(ask.index, ask.asked))
             if ask.quota is not None:
-                keys.append(key("ds-rate", f"{{{self._name}}}", "quota", *ask.quota.whose))
+                keys.append(quota_key(self._name, *ask.quota.whose))
             args.extend((int(ask.asked), int(ask.operator), *((ask.quota.most, ask.quota.seconds) if ask.quota else (0, 0))))
         said = [int(number) for number in await self._take_script(keys=keys, args=args)]
         return [(said[at], said[at + 1], said[at + 2], said[at + 3]) for at in range(0, len(said), 4)]

@@ -17,6 +17,8 @@ from domain.dossiers.accounts import WorkspaceAccounts
 
 #: dossiers one person may look up in a minute: each costs the token's allowance, which digests share
 LOOKUPS_PER_MINUTE = 30
+#: what names each person's look-ups a minute in the quota (`Quota.whose`), before the workspace and the person
+LOOKUPS = "dossier-look"
 
 
 class Found(enum.Enum):
@@ -40,7 +42,7 @@ async def look_up(accounts: WorkspaceAccounts, team: str, user: str, email: str,
     account = await accounts.for_team(team)
     if account is None or account.desk is None:
         return LookedUp(Found.NO_TOKEN, number)
-    token = QUOTA.set(Quota(("dossier-look", team, user), LOOKUPS_PER_MINUTE, 60))  # counted with the card's ticket
+    token = QUOTA.set(Quota((LOOKUPS, team, user), LOOKUPS_PER_MINUTE, 60))  # counted with the card's ticket
     try:
         seen = await account.desk.seen_by(number, email, account.access)
     except QuotaSpent:

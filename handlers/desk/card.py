@@ -169,7 +169,8 @@ def _confirm(lang: str, act: Act, number: int) -> dict[str, Any]:
 
 @functools.cache
 def _asked(lang: str, act: Act) -> dict[str, Any]:
-    """A confirm dialog's title and buttons, checked once per language (its text names the dossier)."""
+    """A confirm dialog's title and buttons, checked once per language; its text, which names the
+    dossier, is each card's (`_confirm` puts it in the place kept here)."""
     name = act.name.lower()
     return confirm_json(text(lang, f"desk.confirm_{name}.title"), "", text(lang, f"desk.button.{ACTION_IDS[act]}"),
                         # "Cancel" beside "Cancel the correction request" would read as two ways of cancelling
